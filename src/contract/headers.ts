@@ -1,0 +1,25 @@
+/** Request headers every operation requires (spec §5), spelled for a deployment's header prefix. */
+import type { Operation } from './catalogue.js';
+
+export const referenceIdHeader = (headerPrefix: string) => `${headerPrefix}ReferenceID`;
+
+export function requiredHeaderNames(headerPrefix: string): string[] {
+  return ['CompanyId', referenceIdHeader(headerPrefix), 'DateTimeStamp', 'Device', 'Authorization', 'Content-Type'];
+}
+
+/** Headers the bill operations' samples carry whose necessity the spec leaves open (§5 rule 2). */
+export function optionalClientHeaderNames(op: Operation): string[] {
+  return op.clientHeaders ? ['clientid', 'clientsecret'] : [];
+}
+
+/** `YYYY-MM-DDTHH:MM:SS`, local time without zone (spec §5 DateTimeStamp, §2 TimeStamp). */
+export function specTimestamp(date = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())}T${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}`;
+}
+
+/** `YYYYMMDD` (spec §2 response dates). */
+export function specDate(date = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}`;
+}

@@ -1,0 +1,161 @@
+/**
+ * Seeded builders of valid requests for every operation. Same seed, same data, except the
+ * identifiers that must be unique (SequenceNumber, TransactionReferenceNumber: see unique.ts).
+ * Fields are laid out in field-table order, so a field added to data/field-tables.json without a
+ * value here fails the generator tests instead of producing a silently invalid request.
+ */
+import { Faker, en } from '@faker-js/faker';
+import { envelope, type Fields, type RequestBody } from '../contract/message.js';
+import { fieldName, messageTable } from '../contract/field-tables.js';
+import type { OperationId } from '../contract/catalogue.js';
+import { tagPrefixFrom } from '../contract/prefix.js';
+import { uniqueId } from './unique.js';
+import { BANK_CODES, BILLERS, DURATIONS_MONTHS, JOB_CATEGORIES, MOI_BILLERS, POI_TYPES } from './values.js';
+
+export interface GeneratorOptions {
+  seed: number;
+  tagPrefix?: string;
+  /** Body identification fields (SADAD_BANK_CODE / SADAD_COMPANY_CODE); generated from the seed when absent. */
+  bankCode?: string;
+  companyCode?: string;
+}
+
+export interface BuildOptions {
+  /** Fields merged into the (single) item. */
+  item?: Fields;
+  /** Fields merged into every TransactionData entry. */
+  entry?: Fields;
+  /** Number of entries, or one override object per entry (default 1). */
+  entries?: number | Fields[];
+}
+
+/** The identity of a bill as the network knows it: what an enquiry asks for and a payment repeats. */
+export interface BillSubject {
+  BillerId: string; BillCategory: string; SubscriberNumber: string; AccountNumber: string;
+  BillAccountID: string; BillNumber: string; ServiceType: string; PaymentType: string;
+}
+
+/** The identity of a ministry fee subject: a person (ID) and a requested service. */
+export interface MoiSubject {
+  POINum: string; POIType: string; AccountNumber: string; BillerID: string; BillCategory: string; ServiceCode: string;
+  BranchCode: string; RequestType: string; ID: string; Duration: number; SponsorID: string; JobCategory: string;
+}
+
+const DESCRIPTIONS: Record<OperationId, string> = {
+  'bill-enquiry': 'Bill enquiry', 'bill-payment': 'Bill payment', 'moi-enquiry': 'MOI fee enquiry', 'moi-payment': 'MOI fee payment',
+};
+
+export class RequestGenerator {
+  readonly faker: Faker;
+  readonly tagPrefix: string;
+  readonly bankCode: string;
+  readonly companyCode: string;
+
+  constructor(readonly options: GeneratorOptions) {
+    this.faker = new Faker({ locale: [en] });
+    this.faker.seed(options.seed);
+    this.tagPrefix = options.tagPrefix ?? tagPrefixFrom();
+    this.bankCode = options.bankCode ?? this.faker.helpers.arrayElement(BANK_CODES);
+    this.companyCode = options.companyCode ?? `C${this.faker.string.numeric(5)}`;
+  }
+
+  private digits(n: number, lead = ''): string {
+    return lead + this.faker.string.numeric({ length: n - lead.length, allowLeadingZeros: lead !== '' });
+  }
+
+  billSubject(): BillSubject {
+    const biller = this.faker.helpers.arrayElement(BILLERS);
+    const account = this.digits(this.faker.number.int({ min: biller.accountLength[0], max: biller.accountLength[1] }), String(this.faker.number.int({ min: 1, max: 9 })));
+    return {
+      BillerId: biller.id, BillCategory: this.faker.helpers.arrayElement(biller.categories),
+      SubscriberNumber: this.digits(10, '05'), AccountNumber: account, BillAccountID: account,
+      BillNumber: this.digits(13, '1'), ServiceType: biller.serviceType, PaymentType: biller.paymentType,
+    };
+  }
+
+  moiSubject(): MoiSubject {
+    const biller = this.faker.helpers.arrayElement(MOI_BILLERS);
+    const poi = this.faker.helpers.arrayElement(POI_TYPES);
+    const id = this.digits(10, poi.lead);
+    const requestType = this.faker.helpers.arrayElement(biller.requestTypes);
+    return {
+      POINum: id, POIType: poi.code, AccountNumber: this.digits(10, '7'), BillerID: biller.id, BillCategory: biller.category,
+      ServiceCode: requestType, BranchCode: this.digits(3, '0'), RequestType: requestType, ID: id,
+      Duration: this.faker.helpers.arrayElement(DURATIONS_MONTHS), SponsorID: this.digits(10, '1'),
+      JobCategory: this.faker.helpers.arrayElement(JOB_CATEGORIES),
+    };
+  }
+
+  private amount(): number {
+    return this.faker.number.float({ min: 10, max: 2500, fractionDigits: 2 });
+  }
+
+  /** Values for every item field and entry field of the operation; laid out in table order by `build`. */
+  private values(opId: OperationId): { item: Fields; entry: Fields } {
+    const item: Fields = {
+      BankCode: this.bankCode, CompanyCode: this.companyCode,
+      TransactionReferenceNumber: uniqueId('T'), MessageDescription: DESCRIPTIONS[opId],
+    };
+    switch (opId) {
+      case 'bill-enquiry': {
+        const s = this.billSubject();
+        return { item, entry: { SequenceNumber: uniqueId('S'), BillerId: s.BillerId, BillCategory: s.BillCategory, SubscriberNumber: s.SubscriberNumber, AccountNumber: s.AccountNumber } };
+      }
+      case 'bill-payment': {
+        const s = this.billSubject();
+        return {
+          item: { ...item, AccountNumber: s.AccountNumber },
+          entry: {
+            SequenceNumber: uniqueId('S'), SubscriberNumber: s.SubscriberNumber, BillerId: s.BillerId, BillAccountID: s.BillAccountID,
+            BillNumber: s.BillNumber, PaymentType: s.PaymentType, BillCategory: s.BillCategory, Amount: this.amount(), PayExactDue: true, ServiceType: s.ServiceType,
+          },
+        };
+      }
+      case 'moi-enquiry': {
+        const s = this.moiSubject();
+        return {
+          item,
+          entry: {
+            SequenceNumber: uniqueId('S'), POINum: s.POINum, POIType: s.POIType, AccountNumber: s.AccountNumber, BillerID: s.BillerID,
+            BillCategory: s.BillCategory, ServiceCode: s.ServiceCode, BranchCode: s.BranchCode, RequestType: s.RequestType, ID: s.ID, Duration: s.Duration,
+          },
+        };
+      }
+      case 'moi-payment': {
+        const s = this.moiSubject();
+        return {
+          item: { ...item, AccountNumber: s.AccountNumber },
+          entry: {
+            ID: s.ID, VisaCount: this.faker.number.int({ min: 1, max: 3 }), GroupPayId: `GP${this.digits(6)}`, SequenceNumber: uniqueId('S'),
+            ReferenceNumber: this.digits(12, '9'), FeeReferenceId: `FR${this.digits(6)}`, SADADReferenceId: `SR${this.digits(6)}`,
+            DueAmount: this.amount(), PaymentType: 'MOI', BillerID: s.BillerID, RequestType: s.RequestType, NationalID: s.ID,
+            SponsorID: s.SponsorID, JobCategory: s.JobCategory, Duration: String(s.Duration),
+          },
+        };
+      }
+    }
+  }
+
+  /** A valid request body for the operation, with overrides applied. */
+  build(opId: OperationId, options: BuildOptions = {}): RequestBody {
+    const count = typeof options.entries === 'number' ? options.entries : options.entries?.length ?? 1;
+    const perEntry = Array.isArray(options.entries) ? options.entries : [];
+    const first = this.values(opId);
+    const entries = Array.from({ length: count }, (_, i) => {
+      const entry = i === 0 ? first.entry : { ...first.entry, ...this.values(opId).entry };
+      return ordered(opId, 'entry', { ...entry, ...options.entry, ...perEntry[i] });
+    });
+    const item = ordered(opId, 'item', { ...first.item, ...options.item, TransactionData: entries });
+    return envelope(opId, [item], this.tagPrefix);
+  }
+}
+
+/** Lays fields out in the order the field table lists them; fields the table does not know go last. */
+function ordered(opId: OperationId, level: 'item' | 'entry', fields: Fields): Fields {
+  const depth = level === 'item' ? 4 : 5;
+  const names = messageTable(opId, 'request').fields.filter((f) => f.path.split('.').length === depth).map((f) => fieldName(f.path));
+  const out: Fields = {};
+  for (const n of names) if (n in fields) out[n] = fields[n];
+  for (const [k, v] of Object.entries(fields)) if (!(k in out)) out[k] = v;
+  return out;
+}
