@@ -63,9 +63,19 @@ export class RequestGenerator {
     return lead + this.faker.string.numeric({ length: n - lead.length, allowLeadingZeros: lead !== '' });
   }
 
+  /**
+   * Digits for an identity whose last four characters never start with 9: the mock (and sandboxes
+   * in its spirit) reserve `…9xxx` for magic values (not found, expired, paid, exact only), and
+   * an ordinary case must not land on one by chance.
+   */
+  private identityDigits(n: number, lead: string): string {
+    const body = this.digits(n - 4, lead);
+    return body + String(this.faker.number.int({ min: 0, max: 8 })) + this.faker.string.numeric(3);
+  }
+
   billSubject(): BillSubject {
     const biller = this.faker.helpers.arrayElement(BILLERS);
-    const account = this.digits(this.faker.number.int({ min: biller.accountLength[0], max: biller.accountLength[1] }), String(this.faker.number.int({ min: 1, max: 9 })));
+    const account = this.identityDigits(this.faker.number.int({ min: biller.accountLength[0], max: biller.accountLength[1] }), String(this.faker.number.int({ min: 1, max: 9 })));
     return {
       BillerId: biller.id, BillCategory: this.faker.helpers.arrayElement(biller.categories),
       SubscriberNumber: this.digits(10, '05'), AccountNumber: account, BillAccountID: account,
@@ -76,7 +86,7 @@ export class RequestGenerator {
   moiSubject(): MoiSubject {
     const biller = this.faker.helpers.arrayElement(MOI_BILLERS);
     const poi = this.faker.helpers.arrayElement(POI_TYPES);
-    const id = this.digits(10, poi.lead);
+    const id = this.identityDigits(10, poi.lead);
     const requestType = this.faker.helpers.arrayElement(biller.requestTypes);
     return {
       POINum: id, POIType: poi.code, AccountNumber: this.digits(10, '7'), BillerID: biller.id, BillCategory: biller.category,

@@ -1,0 +1,92 @@
+/**
+ * The one way the suite talks to a target: builds the headers, signs, paces, sends with a timeout
+ * and records the exchange masked. Uses Node's fetch, never Playwright's request fixture, so real
+ * headers never reach Playwright's own logs, traces or error call logs.
+ */
+import { operation, type OperationId } from '../contract/catalogue.js';
+import { referenceIdHeader, specTimestamp } from '../contract/headers.js';
+import { shortUniqueId } from '../generators/unique.js';
+import type { SuiteConfig } from '../config/index.js';
+import type { Pacer } from '../pacer/pacer.js';
+import { recordRequest, recordResponse, type Exchange } from './exchange.js';
+import type { Signer } from './signer.js';
+import type { TokenSource } from './token.js';
+
+export interface SendOptions {
+  /** JSON body, serialized with JSON.stringify (ignored when bodyText is given). */
+  body?: unknown;
+  /** The exact body text to send (robustness cases). */
+  bodyText?: string;
+  /** Header overrides; `null` removes a header the client would otherwise send. */
+  headers?: Record<string, string | null>;
+  method?: string;
+  /** Path override (default: the operation's path). */
+  path?: string;
+  /** Sign the body (default: when a signer is configured). */
+  sign?: boolean;
+  /** Inside an exclusive hold: the hold's call function instead of the shared budget. */
+  via?: <U>(send: () => Promise<U>) => Promise<U>;
+  label?: string;
+}
+
+export class SadadClient {
+  constructor(
+    readonly config: SuiteConfig,
+    private readonly deps: { pacer: Pacer; tokens: TokenSource; signer: Signer | undefined },
+  ) {}
+
+  get signer() { return this.deps.signer; }
+  get pacer() { return this.deps.pacer; }
+
+  /** The headers a conformant client sends (spec §5), before signing. */
+  async baseHeaders(opId: OperationId): Promise<Record<string, string>> {
+    const c = this.config;
+    const h: Record<string, string> = {
+      'Content-Type': 'application/json',
+      CompanyId: c.companyId,
+      [referenceIdHeader(c.headerPrefix)]: shortUniqueId(16),
+      DateTimeStamp: specTimestamp(),
+      Device: c.device,
+      Authorization: `Bearer ${await this.deps.tokens.token()}`,
+    };
+    if (operation(opId).clientHeaders && c.clientId && c.clientSecret) Object.assign(h, { clientid: c.clientId, clientsecret: c.clientSecret });
+    return h;
+  }
+
+  async send(opId: OperationId, options: SendOptions = {}): Promise<Exchange> {
+    const op = operation(opId);
+    const bodyText = options.bodyText ?? JSON.stringify(options.body ?? null);
+    const headers = await this.baseHeaders(opId);
+    if ((options.sign ?? true) && this.deps.signer) {
+      Object.assign(headers, this.deps.signer.sign({ bodyText, body: options.bodyText === undefined ? options.body : undefined, headers }));
+    }
+    for (const [k, v] of Object.entries(options.headers ?? {})) {
+      for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
+      if (v !== null) headers[k] = v;
+    }
+    const method = options.method ?? op.method;
+    const url = `${this.config.baseUrl}${options.path ?? op.path}`;
+    const exec = () => this.exchange(options.label ?? opId, opId, method, url, headers, method === 'GET' || method === 'HEAD' ? undefined : bodyText);
+    return options.via ? options.via(exec) : this.deps.pacer.call(opId, exec);
+  }
+
+  /** Sends one request and records it; never throws for anything the target or the network does. */
+  async exchange(label: string, op: string | undefined, method: string, url: string, headers: Record<string, string>, bodyText: string | undefined): Promise<Exchange> {
+    const started = Date.now();
+    const base = recordRequest(label, op, method, url, headers, bodyText ?? '');
+    try {
+      const res = await fetch(url, { method, headers, body: bodyText, signal: AbortSignal.timeout(this.config.requestTimeoutMs), redirect: 'manual' });
+      const text = await res.text();
+      const ex: Exchange = { ...base, response: recordResponse(res.status, res.headers, text), startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+      if (text.trim() !== '') {
+        try { ex.json = JSON.parse(text); } catch (e) { ex.parseError = (e as Error).message; }
+      }
+      return ex;
+    } catch (e) {
+      const err = e as Error & { cause?: { code?: string; message?: string } };
+      const timeout = err.name === 'TimeoutError' || err.name === 'AbortError';
+      const message = timeout ? `no answer within ${this.config.requestTimeoutMs} ms` : `${err.message}${err.cause ? ` (${err.cause.code ?? err.cause.message})` : ''}`;
+      return { ...base, error: { kind: timeout ? 'timeout' : 'network', message }, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+    }
+  }
+}

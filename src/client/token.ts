@@ -1,0 +1,60 @@
+/**
+ * The bearer token: a static one (SADAD_ACCESS_TOKEN), or OAuth2 client credentials from
+ * SADAD_TOKEN_URL, cached and fetched again shortly before it expires. Every token is registered
+ * as a secret before anything can record it.
+ */
+import { registerSecret } from './redact.js';
+
+export interface TokenSource { token(): Promise<string> }
+
+export class StaticToken implements TokenSource {
+  constructor(private readonly value: string) { registerSecret(value); }
+  async token() { return this.value; }
+}
+
+export class TokenError extends Error {}
+
+export class ClientCredentialsToken implements TokenSource {
+  private cached: { value: string; refreshAt: number } | undefined;
+  private pending: Promise<string> | undefined;
+
+  constructor(private readonly options: { url: string; clientId: string; clientSecret: string; timeoutMs: number; now?: () => number }) {
+    registerSecret(options.clientSecret);
+  }
+
+  private now() { return (this.options.now ?? Date.now)(); }
+
+  async token(): Promise<string> {
+    if (this.cached && this.now() < this.cached.refreshAt) return this.cached.value;
+    // one fetch at a time: concurrent callers share it
+    this.pending ??= this.fetchToken().finally(() => { this.pending = undefined; });
+    return this.pending;
+  }
+
+  private async fetchToken(): Promise<string> {
+    const { url, clientId, clientSecret, timeoutMs } = this.options;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        // client_code is the name one real deployment uses for the secret (domain notes)
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, client_code: clientSecret }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (e) {
+      throw new TokenError(`token endpoint ${url} unreachable: ${(e as Error).message}`);
+    }
+    const text = await res.text();
+    let body: { access_token?: unknown; expires_in?: unknown } = {};
+    try { body = JSON.parse(text); } catch { /* reported below */ }
+    if (!res.ok || typeof body.access_token !== 'string' || !body.access_token) {
+      throw new TokenError(`token endpoint ${url} answered HTTP ${res.status} without an access_token`);
+    }
+    registerSecret(body.access_token);
+    const lifetime = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600;
+    // refresh a little early (10%, at most 60 s) so a token never expires in flight
+    this.cached = { value: body.access_token, refreshAt: this.now() + lifetime * 1000 - Math.min(60_000, lifetime * 100) };
+    return body.access_token;
+  }
+}

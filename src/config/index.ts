@@ -1,0 +1,125 @@
+/**
+ * The configuration contract (design.md §5), read from the environment and validated before the
+ * first call: a missing or malformed variable throws a ConfigError naming it.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError, headerPrefixFrom, tagPrefixFrom } from '../contract/prefix.js';
+import { DEFAULT_RATE_WINDOW_SECONDS } from '../contract/catalogue.js';
+import { seedFrom } from '../generators/seed.js';
+
+export { ConfigError } from '../contract/prefix.js';
+export { loadEnvFile } from './env-file.js';
+
+/** Credentials the embedded mock accepts unless told otherwise; also shipped in .env.example. */
+export const MOCK_DEFAULTS = { accessToken: 'mock-access-token-0123456789', companyId: 'MYCOMPANY', clientId: 'mock-client', clientSecret: 'mock-client-secret' } as const;
+/** Window of the embedded mock when the user sets none: short, so a full run takes about a minute. */
+export const EMBEDDED_MOCK_WINDOW_SECONDS = 1;
+
+export interface SuiteConfig {
+  /** Target base URL without trailing slash; undefined means: start the embedded mock. */
+  baseUrl: string | undefined;
+  accessToken: string;
+  companyId: string;
+  device: string;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  bankCode: string | undefined;
+  companyCode: string | undefined;
+  rateWindowSeconds: number;
+  rateLimits: { bill: number; moi: number };
+  seed: number;
+  seedFromEnv: boolean;
+  dataFile: string | undefined;
+  tagPrefix: string;
+  headerPrefix: string;
+  tokenUrl: string | undefined;
+  signer: string | undefined;
+  signingKey: string | undefined;
+  signingKeyPassphrase: string | undefined;
+  requestTimeoutMs: number;
+  /** `off` when the target profile has payments disabled: payment cases become NOT_APPLICABLE. */
+  payments: boolean;
+}
+
+type Env = NodeJS.ProcessEnv;
+const str = (env: Env, name: string) => { const v = env[name]; return v === undefined || v.trim() === '' ? undefined : v.trim(); };
+
+function positiveNumber(env: Env, name: string, fallback: number, integer = false): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new ConfigError(name, `must be a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try { parsed = new URL(raw); } catch { throw new ConfigError(name, `must be an absolute http(s) URL, got ${JSON.stringify(raw)}`); }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(name, `must use http or https, got ${parsed.protocol}`);
+  if (parsed.username || parsed.password) throw new ConfigError(name, 'must not carry credentials in the URL; use the token and client variables');
+  return raw.replace(/\/+$/, '');
+}
+
+function existingFile(env: Env, name: string): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  const file = resolve(raw);
+  if (!existsSync(file)) throw new ConfigError(name, `file ${JSON.stringify(raw)} does not exist`);
+  return file;
+}
+
+function headerValue(env: Env, name: string, fallback: string | undefined): string | undefined {
+  const v = str(env, name) ?? fallback;
+  // a header value cannot carry control characters; catching it here beats a TypeError mid-run
+  if (v !== undefined && /[\r\n\0]/.test(v)) throw new ConfigError(name, 'must not contain line breaks or NUL');
+  return v;
+}
+
+export function configFromEnv(env: Env = process.env): SuiteConfig {
+  const baseUrl = url(env, 'SADAD_BASE_URL');
+  const embedded = baseUrl === undefined;
+  const tokenUrl = url(env, 'SADAD_TOKEN_URL');
+  const clientId = headerValue(env, 'SADAD_CLIENT_ID', undefined);
+  const clientSecret = headerValue(env, 'SADAD_CLIENT_SECRET', undefined);
+  const accessToken = headerValue(env, 'SADAD_ACCESS_TOKEN', embedded || tokenUrl ? MOCK_DEFAULTS.accessToken : undefined);
+  if (!accessToken && !tokenUrl) throw new ConfigError('SADAD_ACCESS_TOKEN', 'is required when SADAD_BASE_URL is set (or set SADAD_TOKEN_URL with SADAD_CLIENT_ID and SADAD_CLIENT_SECRET)');
+  if (tokenUrl && (!clientId || !clientSecret)) throw new ConfigError(clientId ? 'SADAD_CLIENT_SECRET' : 'SADAD_CLIENT_ID', 'is required with SADAD_TOKEN_URL');
+  const companyId = headerValue(env, 'SADAD_COMPANY_ID', embedded ? MOCK_DEFAULTS.companyId : undefined);
+  if (!companyId) throw new ConfigError('SADAD_COMPANY_ID', 'is required when SADAD_BASE_URL is set');
+  const payments = str(env, 'SADAD_PAYMENTS') ?? 'on';
+  if (payments !== 'on' && payments !== 'off') throw new ConfigError('SADAD_PAYMENTS', `must be on or off, got ${JSON.stringify(payments)}`);
+  const { seed, fromEnv } = seedFrom(env);
+  return {
+    baseUrl,
+    accessToken: accessToken ?? '',
+    companyId,
+    device: headerValue(env, 'SADAD_DEVICE', 'Web')!,
+    clientId: clientId ?? (embedded ? MOCK_DEFAULTS.clientId : undefined),
+    clientSecret: clientSecret ?? (embedded ? MOCK_DEFAULTS.clientSecret : undefined),
+    bankCode: str(env, 'SADAD_BANK_CODE'),
+    companyCode: str(env, 'SADAD_COMPANY_CODE'),
+    rateWindowSeconds: positiveNumber(env, 'SADAD_RATE_WINDOW_SECONDS', embedded ? EMBEDDED_MOCK_WINDOW_SECONDS : DEFAULT_RATE_WINDOW_SECONDS),
+    rateLimits: { bill: positiveNumber(env, 'SADAD_RATE_LIMIT_BILL', 10, true), moi: positiveNumber(env, 'SADAD_RATE_LIMIT_MOI', 3, true) },
+    seed,
+    seedFromEnv: fromEnv,
+    dataFile: existingFile(env, 'SADAD_DATA_FILE'),
+    tagPrefix: tagPrefixFrom(env),
+    headerPrefix: headerPrefixFrom(env),
+    tokenUrl,
+    signer: existingFile(env, 'SADAD_SIGNER'),
+    signingKey: existingFile(env, 'SADAD_SIGNING_KEY'),
+    signingKeyPassphrase: str(env, 'SADAD_SIGNING_KEY_PASSPHRASE'),
+    requestTimeoutMs: positiveNumber(env, 'SADAD_REQUEST_TIMEOUT_MS', 15_000, true),
+    payments: payments === 'on',
+  };
+}
+
+/** Every configured secret value, for masking and for the leak scans. */
+export function secretValues(config: SuiteConfig): string[] {
+  return [config.accessToken, config.clientSecret, config.signingKeyPassphrase].filter((v): v is string => !!v && v.length >= 4);
+}

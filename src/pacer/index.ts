@@ -1,0 +1,4 @@
+export * from './budget.js';
+export * from './coordinator.js';
+export * from './pacer.js';
+export * from './remote.js';

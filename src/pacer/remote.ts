@@ -1,0 +1,43 @@
+/** A Pacer whose budgets live in the coordinator (shared by every Playwright worker). */
+import { request } from 'node:http';
+import type { OperationId } from '../contract/catalogue.js';
+import type { BudgetStats } from './budget.js';
+import type { Pacer } from './pacer.js';
+
+/** Plain node:http, no timeout: a grant may legitimately take several rate windows to come. */
+function post<T>(base: string, path: string, body?: unknown): Promise<T> {
+  const url = new URL(path, base);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise<T>((resolve, reject) => {
+    const req = request(url, { method: payload ? 'POST' : 'GET', headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text) as T) : reject(new Error(`pacer ${path}: HTTP ${res.statusCode} ${text}`))));
+    });
+    req.on('error', (e) => reject(new Error(`pacer coordinator unreachable at ${base}: ${e.message}`)));
+    req.end(payload);
+  });
+}
+
+export class RemotePacer implements Pacer {
+  constructor(readonly base: string) {}
+
+  async call<T>(op: OperationId, send: () => Promise<T>): Promise<T> {
+    const { slot } = await post<{ slot: number }>(this.base, '/acquire', { op });
+    try { return await send(); } finally { await post(this.base, '/release', { op, slot }); }
+  }
+
+  async exclusive<T>(op: OperationId, body: (call: <U>(send: () => Promise<U>) => Promise<U>) => Promise<T>): Promise<T> {
+    const { holder } = await post<{ holder: number }>(this.base, '/exclusive', { op });
+    const call = async <U>(send: () => Promise<U>): Promise<U> => {
+      const { slot } = await post<{ slot: number }>(this.base, '/exclusive-call', { op, holder });
+      try { return await send(); } finally { await post(this.base, '/release', { op, slot }); }
+    };
+    try { return await body(call); } finally { await post(this.base, '/exclusive-release', { op, holder }); }
+  }
+
+  stats(): Promise<Record<string, BudgetStats>> {
+    return post(this.base, '/stats');
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * A conformance case: a stable id, spec sections, a level, what it expects, and a body that sends
+ * requests and reports violations. It runs as one Playwright test whose annotations carry the
+ * verdict; FAIL and ERROR fail the test (and the run), everything else passes or skips it.
+ */
+import { test as base, type TestInfo } from '@playwright/test';
+import type { OperationId } from '../contract/catalogue.js';
+import type { Exchange } from '../client/exchange.js';
+import { summarize } from '../client/exchange.js';
+import { maskText } from '../client/redact.js';
+import type { SendOptions } from '../client/client.js';
+import { RequestGenerator } from '../generators/requests.js';
+import { classify, type Outcome } from './outcome.js';
+import { runtime, type Runtime } from './runtime.js';
+import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from './verdicts.js';
+
+export interface CaseDefinition {
+  /** Stable, never renumbered: reports are compared across runs by it. */
+  id: string;
+  family: RuleFamily;
+  op: OperationId;
+  /** Spec sections, e.g. ['2.3', '5']. */
+  sections: string[];
+  level: Level;
+  /** What the target must (or should) do, in words. */
+  expectation: string;
+  /** The case pays something: NOT_APPLICABLE when the target profile disables payments. */
+  pays?: boolean;
+  /** Longer than the default test timeout (rate-limit and flow cases wait out windows). */
+  slow?: boolean;
+}
+
+/** Thrown to end a case early once its verdict is settled. */
+class CaseStop extends Error {}
+
+export class CaseContext {
+  readonly verdicts: Verdict[] = [];
+  readonly notes: { verdict: Verdict; text: string }[] = [];
+  readonly observations: Record<string, unknown> = {};
+  readonly exchanges: Exchange[] = [];
+  private generatorCache: RequestGenerator | undefined;
+  skipReason: string | undefined;
+
+  constructor(readonly def: CaseDefinition, readonly rt: Runtime, readonly testInfo: TestInfo) {}
+
+  get config() { return this.rt.config; }
+  get tagPrefix() { return this.rt.config.tagPrefix; }
+
+  /** Data for this case: seeded by the run seed and the case id, so a case's data does not depend on which worker runs it. */
+  get gen(): RequestGenerator {
+    this.generatorCache ??= this.rt.generator(this.def.id);
+    return this.generatorCache;
+  }
+
+  /** Sends through the shared client and attaches the masked exchange as evidence. */
+  async send(options: SendOptions & { op?: OperationId } = {}): Promise<Exchange> {
+    const ex = await this.rt.client.send(options.op ?? this.def.op, { ...options, label: options.label ?? `${this.exchanges.length + 1}` });
+    this.exchanges.push(ex);
+    await this.testInfo.attach(`exchange-${String(this.exchanges.length).padStart(2, '0')}-${ex.label}.json`, {
+      body: JSON.stringify({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs }, null, 2),
+      contentType: 'application/json',
+    });
+    return ex;
+  }
+
+  classify(ex: Exchange, op: OperationId = this.def.op): Outcome {
+    return classify(op, ex, this.tagPrefix);
+  }
+
+  private note(verdict: Verdict, text: string) {
+    this.verdicts.push(verdict);
+    this.notes.push({ verdict, text: maskText(text) });
+  }
+
+  /** The rule is violated: FAIL, WARN or OBSERVED according to the case's level. */
+  violated(text: string) { this.note(VIOLATION[this.def.level], text); }
+  /** A violation of a SHOULD-level aspect inside a stricter case (e.g. 429 expected, another 4xx seen). */
+  warn(text: string) { this.note('WARN', text); }
+  /** Something the spec leaves open, recorded as it is. */
+  observe(key: string, value: unknown) { this.observations[key] = value; }
+  pass(text: string) { this.note('PASS', text); }
+  /** The suite, the network or the configuration broke: not the target's fault. Ends the case. */
+  error(text: string): never { this.broke(text); throw new CaseStop(text); }
+  broke(text: string) { this.note('ERROR', text); }
+  skip(reason: string): never { this.skipReason = reason; this.note('SKIPPED', reason); throw new CaseStop(reason); }
+  notApplicable(reason: string): never { this.skipReason = reason; this.note('NOT_APPLICABLE', reason); throw new CaseStop(reason); }
+  /** Ends the case on a violation that makes the rest meaningless. */
+  stop(text: string): never { this.violated(text); throw new CaseStop(text); }
+
+  /** The answer a well-formed request must get; anything that keeps the case from testing its rule is an ERROR. */
+  requireAccepted(ex: Exchange, what: string, op: OperationId = this.def.op): Outcome {
+    const o = this.classify(ex, op);
+    if (o.kind === 'accepted') return o;
+    if (o.status === 429) this.error(`${what}: the target answered 429 (rate limited); the pacer's limits do not match the target's`);
+    if (o.status === 401 || o.status === 403) this.error(`${what}: credentials rejected (${summarize(ex)}); check SADAD_ACCESS_TOKEN, SADAD_COMPANY_ID and the signer`);
+    if (o.kind === 'no-answer') this.error(`${what}: ${o.detail}`);
+    return this.stop(`${what} was not accepted: ${summarize(ex)}`);
+  }
+
+  get verdict(): Verdict { return strongest(this.verdicts); }
+}
+
+export const test = base.extend<object, { rt: Runtime }>({
+  rt: [async ({}, use) => { await use(await runtime()); }, { scope: 'worker' }],
+});
+
+type CaseBody = (c: CaseContext) => Promise<void>;
+export type CaseSpec = [CaseDefinition, CaseBody];
+let collector: CaseSpec[] | undefined;
+
+/** Gathers the cases a register function defines, for a spec file to order and register. */
+export function collectCases(register: () => void): CaseSpec[] {
+  const outer = collector;
+  collector = [];
+  try { register(); return collector; } finally { collector = outer; }
+}
+
+/**
+ * Round-robin over case lists, so that the cases of the four operations alternate in the queue
+ * and the workers spend the four operations' rate budgets in parallel.
+ */
+export function interleave(lists: CaseSpec[][]): CaseSpec[] {
+  const out: CaseSpec[] = [];
+  const longest = Math.max(0, ...lists.map((l) => l.length));
+  for (let i = 0; i < longest; i++) for (const l of lists) if (l[i]) out.push(l[i]!);
+  return out;
+}
+
+/** Registers the cases as Playwright tests; called from the spec file so reports point at it. */
+export function defineCase(def: CaseDefinition, body: CaseBody): void {
+  if (!collector) throw new Error(`case ${def.id} defined outside collectCases()`);
+  collector.push([def, body]);
+}
+
+/** The arguments of `test()` for a case: a spec file calls `test(...asTest(spec))`. */
+export function asTest([def, body]: CaseSpec): Parameters<typeof test> {
+  const title = `${def.id} §${def.sections.join(' §')}`;
+  return [title, {
+    tag: [`@${def.level}`, `@${def.family}`, `@${def.op}`],
+    annotation: [
+      { type: 'case', description: def.id },
+      { type: 'level', description: def.level },
+      { type: 'family', description: def.family },
+      { type: 'operation', description: def.op },
+      { type: 'sections', description: def.sections.join(', ') },
+      { type: 'expectation', description: def.expectation },
+    ],
+  }, async ({ rt }, testInfo) => {
+    if (def.slow) test.slow();
+    const c = new CaseContext(def, rt, testInfo);
+    try {
+      if (def.pays && !rt.config.payments) c.notApplicable('the target profile disables payments (SADAD_PAYMENTS=off)');
+      await body(c);
+    } catch (e) {
+      if (!(e instanceof CaseStop)) c.broke(`the case broke: ${(e as Error).stack ?? String(e)}`.slice(0, 2000));
+    }
+    finish(c, testInfo);
+  }] as Parameters<typeof test>;
+}
+
+function finish(c: CaseContext, testInfo: TestInfo): void {
+  const verdict = c.verdict;
+  testInfo.annotations.push({ type: 'verdict', description: verdict });
+  for (const n of c.notes) if (n.verdict !== 'PASS') testInfo.annotations.push({ type: n.verdict.toLowerCase(), description: n.text });
+  if (Object.keys(c.observations).length) testInfo.annotations.push({ type: 'observation', description: maskText(JSON.stringify(c.observations)) });
+  if (verdict === 'SKIPPED' || verdict === 'NOT_APPLICABLE') test.skip(true, `${verdict}: ${c.skipReason}`);
+  if (verdict === 'FAIL' || verdict === 'ERROR') {
+    const lines = c.notes.filter((n) => n.verdict === verdict).map((n) => `- ${n.text}`);
+    throw new Error(`${verdict} ${c.def.id}: expected ${c.def.expectation}\n${lines.join('\n')}`);
+  }
+}

@@ -1,0 +1,26 @@
+/** The common verdict of cases that send something the target must refuse. */
+import { summarize, type Exchange } from '../client/exchange.js';
+import { operation } from '../contract/catalogue.js';
+import type { CaseContext } from './case.js';
+import { spendPayable } from './prepare.js';
+
+export interface RejectionOptions {
+  /** Header cases: a 401/403 is the expected rejection, not a broken credential. */
+  authIsTheSubject?: boolean;
+}
+
+export function expectRejection(c: CaseContext, ex: Exchange, what: string, options: RejectionOptions = {}): void {
+  const o = c.classify(ex);
+  c.observe('answer', o.detail);
+  if (o.kind === 'rejected') {
+    c.observe('rejection form', o.form === 'http' ? `HTTP ${o.status}` : 'in-band (HTTP 2xx, failing status)');
+    if (o.status === 429) c.error(`${what}: the target answered 429 (rate limited) before judging the request; the pacer's limits do not match the target's`);
+    if (!options.authIsTheSubject && (o.status === 401 || o.status === 403)) c.error(`${what}: rejected for credentials (${summarize(ex)}), so the case could not test the body; check the token, company id and signer`);
+    c.pass(`${what}: rejected (${o.detail})`);
+    return;
+  }
+  if (o.kind === 'no-answer') c.error(`${what}: ${o.detail}`);
+  if (o.kind === 'accepted' && operation(c.def.op).kind === 'payment') spendPayable(c.def.op);
+  const why = o.kind === 'accepted' ? 'accepted it' : o.kind === 'server-error' ? 'failed with a server error instead of rejecting it' : `gave an answer that is no rejection (${o.detail})`;
+  c.violated(`${what}: the target ${why}: ${summarize(ex)}`);
+}

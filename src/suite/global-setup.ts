@@ -1,0 +1,69 @@
+/**
+ * Runs once before any case: validates the configuration (a mistake stops the run here, naming the
+ * variable), starts the embedded mock when no target is configured, and starts the pacing
+ * coordinator all workers share. What it decides reaches the workers through process.env.
+ */
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, configFromEnv, loadEnvFile } from '../config/index.js';
+import { startCoordinator } from '../pacer/coordinator.js';
+import { REPORTS_DIR } from '../paths.js';
+import { limitsOf } from './runtime.js';
+
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  let config;
+  try {
+    loadEnvFile();
+    config = configFromEnv();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(`\nConfiguration error: ${e.message}\nNothing was sent. See .env.example and the configuration table in README.md.\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const closers: (() => Promise<void>)[] = [];
+  let target = config.baseUrl ?? '';
+  if (!config.baseUrl) {
+    const { startMock, mockOptionsFromEnv } = await import('../mock/index.js');
+    // the embedded mock keeps its own variables, else follows the suite's window and limits
+    const env = { ...process.env };
+    env.MOCK_RATE_WINDOW_SECONDS ??= String(config.rateWindowSeconds);
+    env.MOCK_RATE_LIMIT_BILL ??= String(config.rateLimits.bill);
+    env.MOCK_RATE_LIMIT_MOI ??= String(config.rateLimits.moi);
+    let options;
+    try { options = mockOptionsFromEnv(env); } catch (e) {
+      if (e instanceof ConfigError) { console.error(`\nConfiguration error: ${e.message}\nNothing was sent.\n`); process.exit(2); }
+      throw e;
+    }
+    const mock = await startMock({ ...options, port: 0 });
+    closers.push(mock.close);
+    target = mock.url;
+    Object.assign(process.env, {
+      SADAD_BASE_URL: mock.url,
+      SADAD_ACCESS_TOKEN: options.accessToken,
+      SADAD_COMPANY_ID: options.companyId,
+      SADAD_CLIENT_ID: options.clientId,
+      SADAD_CLIENT_SECRET: options.clientSecret,
+      SADAD_RATE_WINDOW_SECONDS: String(options.rateWindowSeconds),
+      SADAD_RATE_LIMIT_BILL: String(options.rateLimits.bill),
+      SADAD_RATE_LIMIT_MOI: String(options.rateLimits.moi),
+      SADAD_TARGET_PROFILE: `embedded mock (style ${options.style}, errors ${options.errors}, window ${options.rateWindowSeconds} s${options.defects.length ? `, defects ${options.defects.join(',')}` : ''})`,
+    });
+    config = configFromEnv();
+  }
+  process.env.SADAD_SEED = String(config.seed);
+  process.env.SADAD_TARGET_PROFILE ??= 'configured target';
+  const coordinator = await startCoordinator({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), leaseMs: config.requestTimeoutMs + 10_000 });
+  process.env.SADAD_PACER_URL = coordinator.url;
+  console.log(`target ${target} (${process.env.SADAD_TARGET_PROFILE}); seed ${config.seed}${config.seedFromEnv ? '' : ' (random; set SADAD_SEED to replay)'}; ` +
+    `limits bill ${config.rateLimits.bill}, MOI ${config.rateLimits.moi} per ${config.rateWindowSeconds} s`);
+
+  return async () => {
+    const stats = await coordinator.app.inject({ method: 'GET', url: '/stats' }).then((r) => r.json()).catch(() => ({}));
+    mkdirSync(REPORTS_DIR, { recursive: true });
+    writeFileSync(join(REPORTS_DIR, 'pacing.json'), JSON.stringify({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), operations: stats }, null, 2));
+    await coordinator.close();
+    for (const close of closers.reverse()) await close();
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Requests the target would accept, so that a rejection seen by a case can only be due to what the
+ * case changed. Payments need state from an enquiry first (the amount due, the fee reference).
+ */
+import type { Fields, RequestBody } from '../contract/message.js';
+import { requestEntries, requestItems } from '../contract/message.js';
+import type { OperationId } from '../contract/catalogue.js';
+import { uniqueId } from '../generators/unique.js';
+import type { BillSubject, MoiSubject, RequestGenerator } from '../generators/requests.js';
+import type { CaseContext } from './case.js';
+import { viewResponse } from './outcome.js';
+
+/** Numbers the samples may show as strings. */
+export function amount(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v);
+  return undefined;
+}
+export const cents = (n: number) => Math.round(n * 100);
+export const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
+
+export interface BillState { subject: BillSubject; entry: Fields; due: number }
+export interface FeeState { subject: MoiSubject; entry: Fields; due: number }
+
+/** Bill enquiry for one or more bills; returns each bill's state as the target shows it. */
+export async function enquireBills(c: CaseContext, subjects: BillSubject[], label = 'bill enquiry'): Promise<BillState[]> {
+  const body = c.gen.build('bill-enquiry', {
+    entries: subjects.map((s) => ({ BillerId: s.BillerId, BillCategory: s.BillCategory, SubscriberNumber: s.SubscriberNumber, AccountNumber: s.AccountNumber })),
+  });
+  const ex = await c.send({ op: 'bill-enquiry', body, label });
+  c.requireAccepted(ex, label, 'bill-enquiry');
+  const entries = viewResponse('bill-enquiry', ex.json, c.tagPrefix).entries;
+  return subjects.map((subject, i) => {
+    const entry = entries[i];
+    const due = amount(entry?.AmountDue);
+    if (!entry || due === undefined) return c.error(`${label}: entry ${i + 1} has no readable AmountDue, so the case cannot go on`);
+    return { subject, entry, due };
+  });
+}
+
+export async function enquireFees(c: CaseContext, subjects: MoiSubject[], label = 'MOI fee enquiry'): Promise<FeeState[]> {
+  const body = c.gen.build('moi-enquiry', {
+    entries: subjects.map((s) => ({ POINum: s.POINum, POIType: s.POIType, AccountNumber: s.AccountNumber, BillerID: s.BillerID, BillCategory: s.BillCategory, ServiceCode: s.ServiceCode, BranchCode: s.BranchCode, RequestType: s.RequestType, ID: s.ID, Duration: s.Duration })),
+  });
+  const ex = await c.send({ op: 'moi-enquiry', body, label });
+  c.requireAccepted(ex, label, 'moi-enquiry');
+  const entries = viewResponse('moi-enquiry', ex.json, c.tagPrefix).entries;
+  return subjects.map((subject, i) => {
+    const entry = entries[i];
+    const due = amount(entry?.DueAmount);
+    if (!entry || due === undefined || !str(entry.FeeReferenceId)) return c.error(`${label}: entry ${i + 1} has no readable DueAmount/FeeReferenceId, so the case cannot go on`);
+    return { subject, entry, due };
+  });
+}
+
+/** A bill payment of `pay` (default: the whole due) for each bill; PayExactDue says whether that is the due amount unless forced. */
+export function billPayment(gen: RequestGenerator, bills: BillState[], pay?: (b: BillState) => number, payExactDue?: boolean): RequestBody {
+  const entries = bills.map((b) => {
+    const value = pay ? pay(b) : b.due;
+    return {
+      SubscriberNumber: b.subject.SubscriberNumber, BillerId: b.subject.BillerId,
+      BillAccountID: str(b.entry.BillAccountID) || b.subject.BillAccountID, BillNumber: str(b.entry.BillNo) || b.subject.BillNumber,
+      PaymentType: b.subject.PaymentType, BillCategory: b.subject.BillCategory, Amount: value,
+      PayExactDue: payExactDue ?? cents(value) === cents(b.due), ServiceType: b.subject.ServiceType,
+    };
+  });
+  return gen.build('bill-payment', { item: { AccountNumber: bills[0]!.subject.AccountNumber }, entries });
+}
+
+export function feePayment(gen: RequestGenerator, fees: FeeState[]): RequestBody {
+  const entries = fees.map((f) => ({
+    ID: f.subject.ID, GroupPayId: str(f.entry.GroupPayId) || undefined, FeeReferenceId: str(f.entry.FeeReferenceId),
+    SADADReferenceId: str(f.entry.SadadReferenceId) || undefined, DueAmount: f.due, BillerID: f.subject.BillerID,
+    RequestType: f.subject.RequestType, NationalID: f.subject.ID, SponsorID: f.subject.SponsorID, JobCategory: f.subject.JobCategory,
+    Duration: String(f.subject.Duration),
+  }));
+  // undefined overrides would drop the generated values: remove them first
+  for (const e of entries) for (const k of Object.keys(e) as (keyof typeof e)[]) if (e[k] === undefined) delete e[k];
+  return gen.build('moi-payment', { item: { AccountNumber: fees[0]!.subject.AccountNumber }, entries });
+}
+
+/** A copy with fresh SequenceNumber and TransactionReferenceNumber (the same payment, a new transaction). */
+export function freshIds(opId: OperationId, body: RequestBody, tagPrefix: string): RequestBody {
+  const copy = structuredClone(body);
+  for (const item of requestItems(opId, copy, tagPrefix)) item.TransactionReferenceNumber = uniqueId('T');
+  for (const e of requestEntries(opId, copy, tagPrefix)) e.SequenceNumber = uniqueId('S');
+  return copy;
+}
+
+/**
+ * A request of the operation that the target would accept. Payments are built on state fetched
+ * once per worker and reused until a payment is accepted (then the subject is spent and a new one
+ * is fetched), so a case's rejection is never due to a stale amount or fee reference.
+ */
+const payable = new Map<OperationId, RequestBody>();
+
+export async function acceptableRequest(c: CaseContext, opId: OperationId = c.def.op): Promise<RequestBody> {
+  if (opId === 'bill-enquiry' || opId === 'moi-enquiry') return c.gen.build(opId);
+  let base = payable.get(opId);
+  if (!base) {
+    if (opId === 'bill-payment') {
+      // the exact amount due, the one payment every biller accepts
+      const [bill] = await enquireBills(c, [c.gen.billSubject()], 'bill enquiry (payment base)');
+      base = billPayment(c.gen, [bill!]);
+    } else {
+      const [fee] = await enquireFees(c, [c.gen.moiSubject()], 'MOI fee enquiry (payment base)');
+      base = feePayment(c.gen, [fee!]);
+    }
+    payable.set(opId, base);
+  }
+  return freshIds(opId, base, c.tagPrefix);
+}
+
+/** The subject behind the payable base was spent (a payment went through): fetch another next time. */
+export function spendPayable(opId: OperationId): void {
+  payable.delete(opId);
+}

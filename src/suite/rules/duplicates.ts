@@ -1,0 +1,112 @@
+/**
+ * Duplicate SequenceNumber on payments (spec §1, §7 rule 2, §8): a payment reusing a sequence
+ * number is rejected or flagged and never debits twice, also when the copies arrive together.
+ * Every case proves the rejection is the duplicate's doing: the same payment with a new
+ * SequenceNumber (the control) is accepted, and a follow-up enquiry counts the debits.
+ */
+import type { OperationId } from '../../contract/catalogue.js';
+import { requestEntries, type RequestBody } from '../../contract/message.js';
+import { summarize, type Exchange } from '../../client/exchange.js';
+import { uniqueId } from '../../generators/unique.js';
+import { defineCase, type CaseContext } from '../case.js';
+import { billPayment, cents, enquireBills, enquireFees, feePayment, freshIds } from '../prepare.js';
+
+/** The same body with another payment's SequenceNumber in every entry. */
+function withSequence(opId: OperationId, body: RequestBody, seq: string, tagPrefix: string): RequestBody {
+  const copy = freshIds(opId, body, tagPrefix);
+  for (const e of requestEntries(opId, copy, tagPrefix)) e.SequenceNumber = seq;
+  return copy;
+}
+const seqOf = (opId: OperationId, body: RequestBody, tagPrefix: string) => String(requestEntries(opId, body, tagPrefix)[0]!.SequenceNumber);
+
+/** Reads a duplicate's answer: rejected, or accepted (then only the debit count can clear it). */
+function duplicateAnswer(c: CaseContext, ex: Exchange, label: string): 'rejected' | 'accepted' {
+  const o = c.classify(ex);
+  if (o.kind === 'no-answer') c.error(`${label}: ${o.detail}`);
+  if (o.status === 429) c.error(`${label}: rate limited; the pacer's limits do not match the target's`);
+  if (o.kind === 'server-error') c.violated(`${label}: a server error instead of a rejection: ${summarize(ex)}`);
+  c.observe(`${label}: answer`, o.detail);
+  return o.kind === 'accepted' ? 'accepted' : 'rejected';
+}
+
+const sections = ['1', '7', '8'];
+
+export function registerDuplicateCases(): void {
+  defineCase({ id: 'bill-payment.dup.replay', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true,
+    expectation: 'replaying an accepted partial payment with its SequenceNumber is rejected or flagged, with no second debit (the same payment under a new SequenceNumber is accepted)' }, async (c) => {
+    const [bill] = await enquireBills(c, [c.gen.billSubject()]);
+    const part = Math.max(0.01, Math.floor(bill!.due * 100 / 4) / 100);
+    const payment = billPayment(c.gen, [bill!], () => part);
+    c.requireAccepted(await c.send({ body: payment, label: 'original payment' }), 'the original payment');
+    const replay = duplicateAnswer(c, await c.send({ body: withSequence('bill-payment', payment, seqOf('bill-payment', payment, c.tagPrefix), c.tagPrefix), label: 'replay, same SequenceNumber' }), 'replay');
+    c.requireAccepted(await c.send({ body: freshIds('bill-payment', payment, c.tagPrefix), label: 'control, new SequenceNumber' }), 'the control payment (same payment, new SequenceNumber)');
+    const [after] = await enquireBills(c, [bill!.subject], 'bill enquiry after the payments');
+    const debits = Math.round((cents(bill!.due) - cents(after!.due)) / cents(part));
+    c.observe('duplicate handling', replay === 'rejected' ? 'rejected' : 'answered as success (flagged or idempotent)');
+    c.observe('debits seen', `${debits} x ${part} (original + control = 2 expected)`);
+    if (debits !== 2) c.violated(`AmountDue went from ${bill!.due} to ${after!.due}: ${debits} debits of ${part}, expected exactly 2 (original and control)${replay === 'accepted' ? '; the replay was accepted' : ''}`);
+  });
+
+  const otherSubject = (opId: 'bill-payment' | 'moi-payment') => defineCase({
+    id: `${opId}.dup.other-${opId === 'bill-payment' ? 'bill' : 'fee'}`, family: 'duplicates', op: opId, sections, level: 'MUST', pays: true,
+    expectation: `a payment of another ${opId === 'bill-payment' ? 'bill' : 'fee'} reusing an accepted payment's SequenceNumber is rejected or flagged and not debited; with a new SequenceNumber it is accepted`,
+  }, async (c) => {
+    const two = opId === 'bill-payment'
+      ? (await enquireBills(c, [c.gen.billSubject(), c.gen.billSubject()])).map((b) => ({ pay: billPayment(c.gen, [b]), due: b.due, again: async () => (await enquireBills(c, [b.subject], 'enquiry after the payments'))[0]!.due }))
+      : (await enquireFees(c, [c.gen.moiSubject(), c.gen.moiSubject()])).map((f) => ({ pay: feePayment(c.gen, [f]), due: f.due, again: async () => (await enquireFees(c, [f.subject], 'enquiry after the payments'))[0]!.due }));
+    const [a, b] = two as [typeof two[0], typeof two[0]];
+    c.requireAccepted(await c.send({ body: a.pay, label: 'first payment' }), 'the first payment');
+    const reused = withSequence(opId, b.pay, seqOf(opId, a.pay, c.tagPrefix), c.tagPrefix);
+    const answer = duplicateAnswer(c, await c.send({ body: reused, label: 'second subject, reused SequenceNumber' }), 'reused SequenceNumber');
+    if (answer === 'accepted') {
+      // a target may answer a duplicate idempotently with success; only a debit makes it a violation
+      const due = await b.again();
+      if (cents(due) !== cents(b.due)) return c.stop(`a payment reusing an accepted payment's SequenceNumber was accepted and debited (${b.due} due before, ${due} after)`);
+      c.observe('duplicate handling', 'answered as success without a debit (flagged or idempotent)');
+    }
+    c.requireAccepted(await c.send({ body: freshIds(opId, b.pay, c.tagPrefix), label: 'control, new SequenceNumber' }), 'the control payment (same payment, new SequenceNumber)');
+    const left = await b.again();
+    if (answer === 'rejected') c.observe('duplicate handling', 'rejected');
+    if (cents(left) !== 0) c.violated(`after the control payment the second subject still shows ${left} due (expected 0, one debit)`);
+  });
+  otherSubject('bill-payment');
+  otherSubject('moi-payment');
+
+  defineCase({ id: 'bill-payment.dup.concurrent', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, slow: true,
+    expectation: 'identical payments sent at the same moment with one SequenceNumber debit the bill once' }, async (c) => {
+    const n = Math.min(20, c.rt.limitOf('bill-payment'));
+    const [bill] = await enquireBills(c, [c.gen.billSubject()]);
+    const part = Math.max(0.01, Math.floor(bill!.due * 100 / (n + 2)) / 100);
+    const payment = billPayment(c.gen, [bill!], () => part);
+    const seq = seqOf('bill-payment', payment, c.tagPrefix);
+    const answers = await c.rt.pacer.exclusive('bill-payment', (via) => Promise.all(Array.from({ length: n }, (_, i) =>
+      c.send({ body: withSequence('bill-payment', payment, seq, c.tagPrefix), via, label: `copy ${i + 1} of ${n}` }))));
+    const kinds = answers.map((ex, i) => duplicateAnswer(c, ex, `copy ${i + 1}`));
+    const accepted = kinds.filter((k) => k === 'accepted').length;
+    c.observe('concurrent copies', `${n} sent, ${accepted} answered as success, ${n - accepted} rejected`);
+    if (!accepted) return c.stop(`none of the ${n} copies was accepted, so nothing shows a duplicate is what was refused`);
+    c.requireAccepted(await c.send({ body: freshIds('bill-payment', payment, c.tagPrefix), label: 'control, new SequenceNumber' }), 'the control payment (new SequenceNumber)');
+    const [after] = await enquireBills(c, [bill!.subject], 'bill enquiry after the payments');
+    const debits = Math.round((cents(bill!.due) - cents(after!.due)) / cents(part));
+    c.observe('debits seen', `${debits} x ${part} (one copy + control = 2 expected)`);
+    if (debits !== 2) c.violated(`${n} concurrent copies of one payment: AmountDue went from ${bill!.due} to ${after!.due}, ${debits - 1} debit(s) from the copies, expected exactly 1`);
+  });
+
+  defineCase({ id: 'moi-payment.dup.concurrent', family: 'duplicates', op: 'moi-payment', sections, level: 'MUST', pays: true, slow: true,
+    expectation: 'payments of different fees sent at the same moment with one SequenceNumber: exactly one is accepted; the others are accepted under new SequenceNumbers' }, async (c) => {
+    const n = Math.max(2, Math.min(20, c.rt.limitOf('moi-payment')));
+    const fees = [];
+    for (let i = 0; i < n; i += 3) fees.push(...await enquireFees(c, Array.from({ length: Math.min(3, n - i) }, () => c.gen.moiSubject())));
+    const seq = uniqueId('S');
+    const payments = fees.map((f) => withSequence('moi-payment', feePayment(c.gen, [f]), seq, c.tagPrefix));
+    const answers = await c.rt.pacer.exclusive('moi-payment', (via) => Promise.all(payments.map((body, i) => c.send({ body, via, label: `fee ${i + 1} of ${n}, shared SequenceNumber` }))));
+    const kinds = answers.map((ex, i) => duplicateAnswer(c, ex, `fee ${i + 1}`));
+    const accepted = kinds.filter((k) => k === 'accepted').length;
+    c.observe('concurrent payments', `${n} sent with one SequenceNumber, ${accepted} accepted`);
+    if (accepted !== 1) return c.stop(`${accepted} of ${n} payments sharing one SequenceNumber were accepted, expected exactly 1`);
+    for (const [i, body] of payments.entries()) {
+      if (kinds[i] === 'accepted') continue;
+      c.requireAccepted(await c.send({ body: freshIds('moi-payment', body, c.tagPrefix), label: `control for fee ${i + 1}, new SequenceNumber` }), `the control payment of fee ${i + 1}`);
+    }
+  });
+}

@@ -1,0 +1,30 @@
+/** Several TransactionData entries in one request are answered one for one, in order. */
+import { operation, type OperationId } from '../../contract/catalogue.js';
+import { requestEntries, type RequestBody } from '../../contract/message.js';
+import { defineCase } from '../case.js';
+import { billPayment, enquireBills, enquireFees, feePayment, spendPayable, str } from '../prepare.js';
+import { viewResponse } from '../outcome.js';
+
+const ENTRIES = 3;
+
+export function registerMultiEntryCases(opId: OperationId): void {
+  const op = operation(opId);
+  // MOI enquiry answers carry no sequence field: the entries are matched by the ID they answer for
+  const key = op.responseSequenceField ?? 'ID';
+  defineCase({ id: `${opId}.multi.order`, family: 'multi-entry', op: opId, sections: ['2', op.sections.request, op.sections.response], level: 'MUST', pays: op.kind === 'payment',
+    expectation: `a request with ${ENTRIES} TransactionData entries is answered with ${ENTRIES} entries in the same order (matched by ${key})` }, async (c) => {
+    let body: RequestBody;
+    if (opId === 'bill-payment') body = billPayment(c.gen, await enquireBills(c, Array.from({ length: ENTRIES }, () => c.gen.billSubject())));
+    else if (opId === 'moi-payment') body = feePayment(c.gen, await enquireFees(c, Array.from({ length: ENTRIES }, () => c.gen.moiSubject())));
+    else body = c.gen.build(opId, { entries: ENTRIES });
+    const ex = await c.send({ body, label: `${ENTRIES} entries` });
+    c.requireAccepted(ex, `the request with ${ENTRIES} entries`);
+    if (op.kind === 'payment') spendPayable(opId);
+    const sent = requestEntries(opId, body, c.tagPrefix).map((e) => str(op.responseSequenceField ? e.SequenceNumber : e.ID));
+    const got = viewResponse(opId, ex.json, c.tagPrefix).entries.map((e) => str(e[key]));
+    c.observe('sent', sent);
+    c.observe('answered', got);
+    if (got.length !== sent.length) c.violated(`${sent.length} entries sent, ${got.length} answered`);
+    else if (got.join('|') !== sent.join('|')) c.violated(`entries answered out of order or with other ${key} values: sent ${JSON.stringify(sent)}, answered ${JSON.stringify(got)}`);
+  });
+}

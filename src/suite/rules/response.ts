@@ -1,0 +1,116 @@
+/**
+ * Rules on the answer to a request the target should accept: schema (lenient FAIL, strict WARN),
+ * MessageType, echoes, root tag, arrays, formats. One accepted exchange per operation and worker
+ * serves all of them, which spares the rate budget.
+ */
+import { operation, tagsOf, type OperationId } from '../../contract/catalogue.js';
+import { messageTable, fieldName } from '../../contract/field-tables.js';
+import { requestEntries, requestItems } from '../../contract/message.js';
+import { validateResponse } from '../../contract/validator.js';
+import { isSpecDate, isSpecTimestamp } from '../../contract/formats.js';
+import { describeValue } from '../../contract/validator.js';
+import type { Exchange } from '../../client/exchange.js';
+import { defineCase, type CaseContext } from '../case.js';
+import { acceptableRequest, spendPayable, str } from '../prepare.js';
+import { viewResponse } from '../outcome.js';
+import { valuesAt } from '../walk.js';
+
+interface Accepted { request: unknown; exchange: Exchange }
+const accepted = new Map<OperationId, Promise<Accepted>>();
+
+/** The worker's accepted exchange for the operation, attached to every case that reads it. */
+async function acceptedExchange(c: CaseContext): Promise<Accepted> {
+  const op = c.def.op;
+  let p = accepted.get(op);
+  if (!p) {
+    p = (async () => {
+      const request = await acceptableRequest(c);
+      const exchange = await c.send({ body: request, label: 'accepted request' });
+      if (operation(op).kind === 'payment') spendPayable(op);
+      return { request, exchange };
+    })();
+    accepted.set(op, p);
+  } else {
+    const { exchange } = await p;
+    await c.testInfo.attach(`exchange-shared-${op}.json`, { body: JSON.stringify({ request: exchange.request, response: exchange.response, error: exchange.error }, null, 2), contentType: 'application/json' });
+  }
+  const result = await p.catch((e) => c.error(`could not obtain an accepted ${op} exchange: ${(e as Error).message}`));
+  c.requireAccepted(result.exchange, `the ${op} request built to be accepted`);
+  return result;
+}
+
+export function registerResponseCases(opId: OperationId): void {
+  const op = operation(opId);
+  const sec = op.sections.response;
+
+  defineCase({ id: `${opId}.res.schema`, family: 'response-schema', op: opId, sections: [sec, '2.9'], level: 'MUST',
+    expectation: `an accepted answer that meets the ${sec} response schema (lenient profile); strict-profile deviations are warnings` }, async (c) => {
+    const { exchange } = await acceptedExchange(c);
+    const lenient = validateResponse(opId, exchange.json, 'lenient', c.tagPrefix);
+    for (const f of lenient.findings) c.violated(`${f.pointer}: expected ${f.expected}, found ${f.found}`);
+    if (!lenient.valid) return;
+    const strict = validateResponse(opId, exchange.json, 'strict', c.tagPrefix);
+    for (const f of strict.findings) c.warn(`strict profile: ${f.pointer}: expected ${f.expected}, found ${f.found}`);
+    c.observe('response style', strict.valid ? 'table types' : 'sample types');
+  });
+
+  defineCase({ id: `${opId}.res.MessageType`, family: 'message-type', op: opId, sections: [sec, '4'], level: 'MUST',
+    expectation: `MessageType ${op.transactionType}, equal to the request's TransactionType` }, async (c) => {
+    const { exchange } = await acceptedExchange(c);
+    const root = viewResponse(opId, exchange.json, c.tagPrefix).root;
+    if (!root) return c.stop(`no ${tagsOf(op, c.tagPrefix).responseRoot} at the top level to read MessageType from`);
+    if (root.MessageType !== op.transactionType) c.violated(`MessageType is ${describeValue(root.MessageType)}, expected "${op.transactionType}"`);
+  });
+
+  defineCase({ id: `${opId}.res.echo`, family: 'echo', op: opId, sections: [sec], level: 'MUST',
+    expectation: `the item echoes the request's identification fields${op.responseSequenceField ? ` and each entry echoes its SequenceNumber as ${op.responseSequenceField}` : ''}` }, async (c) => {
+    const { exchange, request } = await acceptedExchange(c);
+    const view = viewResponse(opId, exchange.json, c.tagPrefix);
+    const reqItem = requestItems(opId, request, c.tagPrefix)[0]!;
+    const item = view.items[0];
+    if (!item) return c.stop('the answer has no item to compare');
+    const echoed = messageTable(opId, 'response').fields.filter((f) => f.path.split('.').length === 3).map((f) => fieldName(f.path)).filter((n) => n in reqItem);
+    for (const name of echoed) if (str(item[name]) !== str(reqItem[name])) c.violated(`${name}: sent ${describeValue(reqItem[name])}, echoed ${describeValue(item[name])}`);
+    if (op.responseSequenceField) {
+      const sent = requestEntries(opId, request, c.tagPrefix).map((e) => str(e.SequenceNumber));
+      const got = view.entries.map((e) => str(e[op.responseSequenceField!]));
+      if (sent.join('|') !== got.join('|')) c.violated(`${op.responseSequenceField}: sent ${JSON.stringify(sent)}, echoed ${JSON.stringify(got)}`);
+    }
+  });
+
+  defineCase({ id: `${opId}.res.root-tag`, family: 'root-tag', op: opId, sections: ['2', sec], level: 'MUST',
+    expectation: `the root tag ${op.responseRoot} at the top level of the body, without a Message wrapper` }, async (c) => {
+    const { exchange } = await acceptedExchange(c);
+    const rootTag = tagsOf(op, c.tagPrefix).responseRoot;
+    const body = exchange.json as Record<string, unknown> | undefined;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return c.stop(`the body is not a JSON object: ${describeValue(body)}`);
+    const wrapped = body.Message && typeof body.Message === 'object' && rootTag in (body.Message as object);
+    if (wrapped) c.violated(`the root tag is wrapped: found /Message/${rootTag}`);
+    else if (!(rootTag in body)) c.violated(`no ${rootTag} at the top level; top-level keys: ${JSON.stringify(Object.keys(body))}`);
+  });
+
+  defineCase({ id: `${opId}.res.lists`, family: 'lists', op: opId, sections: ['2', sec], level: 'MUST',
+    expectation: 'every list the tables mark (items, TransactionData, fee lists) is a JSON array' }, async (c) => {
+    const { exchange } = await acceptedExchange(c);
+    for (const row of messageTable(opId, 'response').fields.filter((f) => f.array)) {
+      for (const f of valuesAt(exchange.json, row.path, c.tagPrefix)) {
+        if (f.present && !Array.isArray(f.value)) c.violated(`${f.pointer}: expected an array, found ${describeValue(f.value)}`);
+      }
+    }
+  });
+
+  defineCase({ id: `${opId}.res.formats`, family: 'formats', op: opId, sections: ['2', sec], level: 'MUST',
+    expectation: 'TimeStamp as YYYY-MM-DDTHH:MM:SS (no zone) and every date as YYYYMMDD' }, async (c) => {
+    const { exchange } = await acceptedExchange(c);
+    let checked = 0;
+    for (const row of messageTable(opId, 'response').fields.filter((f) => f.format)) {
+      const ok = row.format === 'YYYYMMDD' ? isSpecDate : isSpecTimestamp;
+      for (const f of valuesAt(exchange.json, row.path, c.tagPrefix, row.aliases)) {
+        if (!f.present) continue;
+        checked++;
+        if (typeof f.value !== 'string' || !ok(f.value)) c.violated(`${f.pointer}: expected ${row.format}, found ${describeValue(f.value)}`);
+      }
+    }
+    if (!checked) c.violated('no TimeStamp or date field found to check');
+  });
+}

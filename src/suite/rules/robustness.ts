@@ -1,0 +1,38 @@
+/** Bodies no client should send: each gets a 4xx (never a 5xx, a hang or a dropped connection). */
+import { operation, type OperationId } from '../../contract/catalogue.js';
+import { summarize } from '../../client/exchange.js';
+import { defineCase } from '../case.js';
+import { expectRejection } from '../expect-rejection.js';
+
+interface BadBody { kind: string; description: string; text: (valid: string) => string; contentType?: string; mayBeAccepted?: boolean }
+
+const BODIES: BadBody[] = [
+  { kind: 'malformed-json', description: 'a body that is not valid JSON', text: (v) => v.slice(0, Math.floor(v.length / 2)) },
+  { kind: 'empty-body', description: 'an empty body', text: () => '' },
+  { kind: 'json-array', description: 'a JSON array instead of an object', text: (v) => `[${v}]` },
+  { kind: 'json-string', description: 'a bare JSON string', text: () => '"Message"' },
+  { kind: 'xml-body', description: 'an XML body sent as application/xml', text: () => '<Message><Request/></Message>', contentType: 'application/xml' },
+  { kind: 'prototype-keys', description: 'a body whose only keys are __proto__ and constructor', text: () => '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}' },
+  { kind: 'oversized-body', description: 'a 2 MiB body', text: (v) => `{"Padding":"${'x'.repeat(2 * 1024 * 1024)}","Message":${JSON.stringify(JSON.parse(v).Message)}}`, mayBeAccepted: true },
+];
+
+export function registerRobustnessCases(opId: OperationId): void {
+  const op = operation(opId);
+  for (const b of BODIES) {
+    defineCase({ id: `${opId}.robust.${b.kind}`, family: 'robustness', op: opId, sections: [op.sections.endpoint, op.sections.request], level: 'MUST',
+      expectation: b.mayBeAccepted ? `${b.description} gets a 4xx or a 2xx, never a 5xx or a dropped connection` : `${b.description} is rejected with a 4xx, never a 5xx` }, async (c) => {
+      // a generated, not a payable body: none of these should ever reach the payment logic
+      const valid = JSON.stringify(c.gen.build(opId));
+      const headers: Record<string, string> = b.contentType ? { 'Content-Type': b.contentType } : {};
+      const ex = await c.send({ bodyText: b.text(valid), headers, label: b.kind });
+      const o = c.classify(ex);
+      if (b.mayBeAccepted && o.kind !== 'server-error' && o.kind !== 'no-answer') {
+        c.observe('answer', o.detail);
+        return;
+      }
+      if (o.kind === 'no-answer' && ex.error?.kind === 'network') return c.stop(`the target dropped the connection: ${summarize(ex)}`);
+      if (o.kind === 'rejected' && o.form !== 'http') c.warn(`rejected in-band with HTTP ${o.status}; a body that cannot be read is usually refused with a 4xx`);
+      expectRejection(c, ex, b.description);
+    });
+  }
+}

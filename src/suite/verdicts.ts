@@ -1,0 +1,29 @@
+/** Levels, verdicts and rule families (design.md §4). */
+export type Level = 'MUST' | 'SHOULD' | 'OBSERVE';
+export type Verdict = 'PASS' | 'FAIL' | 'ERROR' | 'SKIPPED' | 'NOT_APPLICABLE' | 'WARN' | 'OBSERVED';
+
+/** Precedence within a case, strongest first. NOT_APPLICABLE ranks with SKIPPED: the case did not run. */
+export const VERDICT_ORDER: Verdict[] = ['FAIL', 'ERROR', 'SKIPPED', 'NOT_APPLICABLE', 'WARN', 'OBSERVED', 'PASS'];
+export const strongest = (vs: Verdict[]): Verdict => VERDICT_ORDER.find((v) => vs.includes(v)) ?? 'PASS';
+
+/** What violating a rule of this level yields. */
+export const VIOLATION: Record<Level, Verdict> = { MUST: 'FAIL', SHOULD: 'WARN', OBSERVE: 'OBSERVED' };
+
+export const RULE_FAMILIES = {
+  'response-schema': 'Response schema (lenient = FAIL, strict = WARN)',
+  'message-type': 'MessageType equals TransactionType',
+  echo: 'Echo of identification fields and SequenceNumber',
+  'root-tag': 'Root tag at top level, no Message wrapper',
+  lists: 'Lists are arrays',
+  formats: 'TimeStamp and date formats',
+  'required-fields': 'Required request fields: omitted / wrong type / null / empty rejected',
+  'transaction-type': 'Wrong or foreign TransactionType rejected',
+  'account-number': 'AccountNumber: 24 accepted, 25 and non-alphanumeric rejected',
+  headers: 'Required headers missing or malformed, bad token: rejected',
+  'rate-limit': 'Rate limit: limit accepted, next rejected, reset after the window',
+  duplicates: 'Duplicate SequenceNumber on payments: rejected, never a second debit',
+  flows: 'Stateful flows: enquiry, pay, enquiry shows the effect',
+  'multi-entry': 'Several TransactionData entries answered one for one, in order',
+  robustness: 'Malformed, mistyped, empty or oversized bodies: a 4xx, never a 5xx',
+} as const;
+export type RuleFamily = keyof typeof RULE_FAMILIES;

@@ -1,0 +1,27 @@
+/** Finds every value a field-table path names in a response, expanding arrays. */
+import { withTagPrefix } from '../contract/prefix.js';
+
+export interface Found { pointer: string; value: unknown; present: boolean; parentIsArrayItem: boolean }
+
+export function valuesAt(json: unknown, tablePath: string, tagPrefix: string, aliases: string[] = []): Found[] {
+  const segs = tablePath.split('.').map((s) => ({ key: withTagPrefix(s.replace(/\[\]$/, ''), tagPrefix), array: s.endsWith('[]') }));
+  let frontier: { node: unknown; pointer: string }[] = [{ node: json, pointer: '' }];
+  const out: Found[] = [];
+  segs.forEach((seg, i) => {
+    const last = i === segs.length - 1;
+    const next: typeof frontier = [];
+    for (const { node, pointer } of frontier) {
+      if (!node || typeof node !== 'object' || Array.isArray(node)) continue;
+      const obj = node as Record<string, unknown>;
+      const key = [seg.key, ...(last ? aliases : [])].find((k) => Object.prototype.hasOwnProperty.call(obj, k));
+      const p = `${pointer}/${key ?? seg.key}`;
+      if (last) { out.push({ pointer: p, value: key ? obj[key] : undefined, present: !!key, parentIsArrayItem: false }); continue; }
+      if (!key) continue;
+      const v = obj[key];
+      if (seg.array && Array.isArray(v)) v.forEach((x, j) => next.push({ node: x, pointer: `${p}/${j}` }));
+      else next.push({ node: v, pointer: p });
+    }
+    frontier = next;
+  });
+  return out;
+}
