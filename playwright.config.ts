@@ -1,5 +1,7 @@
 import { defineConfig } from '@playwright/test';
+import { join } from 'node:path';
 import { loadEnvFile } from './src/config/env-file.js';
+import { reportsDir, resultsDir } from './src/paths.js';
 
 // Pacer waits scale with the target's window: a case may queue behind a few windows of others' calls.
 try { loadEnvFile(); } catch { /* reported, naming the variable, by the global setup */ }
@@ -13,13 +15,13 @@ const workers = Number(process.env.SADAD_WORKERS) || 4;
  */
 export default defineConfig({
   testDir: './specs',
-  outputDir: './test-results/certify',
+  outputDir: resultsDir(),
   globalSetup: './src/suite/global-setup.ts',
   fullyParallel: true,
   workers,
   timeout: (workers * 3 + 10) * windowSeconds * 1000 + 60_000,
   forbidOnly: !!process.env.CI,
   retries: 0,
-  reporter: [['list'], ['html', { outputFolder: 'reports/html', open: 'never' }], ['junit', { outputFile: 'reports/junit.xml' }]],
+  reporter: [['list'], ['html', { outputFolder: join(reportsDir(), 'html'), open: 'never' }], ['junit', { outputFile: join(reportsDir(), 'junit.xml') }]],
   use: { trace: 'off', screenshot: 'off', video: 'off' },
 });

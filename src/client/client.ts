@@ -9,6 +9,7 @@ import { shortUniqueId } from '../generators/unique.js';
 import type { SuiteConfig } from '../config/index.js';
 import type { Pacer } from '../pacer/pacer.js';
 import { recordRequest, recordResponse, type Exchange } from './exchange.js';
+import { isSecretHeader, registerSecret } from './redact.js';
 import type { Signer } from './signer.js';
 import type { TokenSource } from './token.js';
 
@@ -58,9 +59,13 @@ export class SadadClient {
     const bodyText = options.bodyText ?? JSON.stringify(options.body ?? null);
     const headers = await this.baseHeaders(opId);
     if ((options.sign ?? true) && this.deps.signer) {
-      Object.assign(headers, this.deps.signer.sign({ bodyText, body: options.bodyText === undefined ? options.body : undefined, headers }));
+      const signature = this.deps.signer.sign({ bodyText, body: options.bodyText === undefined ? options.body : undefined, headers });
+      // a target may echo a signature back in its answer: mask the value wherever it shows up
+      for (const v of Object.values(signature)) registerSecret(v);
+      Object.assign(headers, signature);
     }
     for (const [k, v] of Object.entries(options.headers ?? {})) {
+      if (v !== null && isSecretHeader(k)) registerSecret(v.replace(/^Bearer\s+/i, ''));
       for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
       if (v !== null) headers[k] = v;
     }

@@ -3,7 +3,10 @@
  * requests and reports violations. It runs as one Playwright test whose annotations carry the
  * verdict; FAIL and ERROR fail the test (and the run), everything else passes or skips it.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
+import { reportsDir } from '../paths.js';
 import type { OperationId } from '../contract/catalogue.js';
 import type { Exchange } from '../client/exchange.js';
 import { summarize } from '../client/exchange.js';
@@ -158,8 +161,20 @@ export function asTest([def, body]: CaseSpec): Parameters<typeof test> {
   }] as Parameters<typeof test>;
 }
 
+/** reports/evidence/<case id>.json: every exchange of the case, masked, with its verdict. */
+function writeEvidence(c: CaseContext, verdict: Verdict): void {
+  const dir = join(reportsDir(), 'evidence');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${c.def.id}.json`), JSON.stringify({
+    id: c.def.id, verdict, level: c.def.level, family: c.def.family, op: c.def.op, sections: c.def.sections, expectation: c.def.expectation,
+    notes: c.notes, observations: c.observations,
+    exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs })),
+  }, null, 2));
+}
+
 function finish(c: CaseContext, testInfo: TestInfo): void {
   const verdict = c.verdict;
+  writeEvidence(c, verdict);
   testInfo.annotations.push({ type: 'verdict', description: verdict });
   for (const n of c.notes) if (n.verdict !== 'PASS') testInfo.annotations.push({ type: n.verdict.toLowerCase(), description: n.text });
   if (Object.keys(c.observations).length) testInfo.annotations.push({ type: 'observation', description: maskText(JSON.stringify(c.observations)) });

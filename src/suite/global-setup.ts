@@ -3,11 +3,11 @@
  * variable), starts the embedded mock when no target is configured, and starts the pacing
  * coordinator all workers share. What it decides reaches the workers through process.env.
  */
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, configFromEnv, loadEnvFile } from '../config/index.js';
 import { startCoordinator } from '../pacer/coordinator.js';
-import { REPORTS_DIR } from '../paths.js';
+import { reportsDir } from '../paths.js';
 import { limitsOf } from './runtime.js';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
@@ -22,6 +22,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     }
     throw e;
   }
+  // evidence of an earlier run must not mix with this one's
+  rmSync(join(reportsDir(), 'evidence'), { recursive: true, force: true });
   const closers: (() => Promise<void>)[] = [];
   let target = config.baseUrl ?? '';
   if (!config.baseUrl) {
@@ -61,8 +63,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   return async () => {
     const stats = await coordinator.app.inject({ method: 'GET', url: '/stats' }).then((r) => r.json()).catch(() => ({}));
-    mkdirSync(REPORTS_DIR, { recursive: true });
-    writeFileSync(join(REPORTS_DIR, 'pacing.json'), JSON.stringify({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), operations: stats }, null, 2));
+    mkdirSync(reportsDir(), { recursive: true });
+    writeFileSync(join(reportsDir(), 'pacing.json'), JSON.stringify({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), operations: stats }, null, 2));
     await coordinator.close();
     for (const close of closers.reverse()) await close();
   };

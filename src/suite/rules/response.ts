@@ -32,6 +32,7 @@ async function acceptedExchange(c: CaseContext): Promise<Accepted> {
     accepted.set(op, p);
   } else {
     const { exchange } = await p;
+    c.exchanges.push(exchange);
     await c.testInfo.attach(`exchange-shared-${op}.json`, { body: JSON.stringify({ request: exchange.request, response: exchange.response, error: exchange.error }, null, 2), contentType: 'application/json' });
   }
   const result = await p.catch((e) => c.error(`could not obtain an accepted ${op} exchange: ${(e as Error).message}`));

@@ -1,0 +1,32 @@
+/**
+ * `npm run certify` against the embedded mock in every style and error form reports no FAIL and no
+ * ERROR. The default run keeps the real limits (10 / 3 per window); the other two raise the mock's
+ * limits, since they are about response shapes, not pacing.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { counts, runSuite } from './run-suite.js';
+
+test.describe.configure({ mode: 'parallel', timeout: 300_000 });
+
+const modes: [string, Record<string, string>][] = [
+  ['sample style, HTTP errors, real limits', { MOCK_STYLE: 'sample', MOCK_ERRORS: 'http' }],
+  ['table style, HTTP errors', { MOCK_STYLE: 'table', MOCK_ERRORS: 'http', MOCK_RATE_LIMIT_BILL: '20', MOCK_RATE_LIMIT_MOI: '15' }],
+  ['sample style, in-band errors', { MOCK_STYLE: 'sample', MOCK_ERRORS: 'in-band', MOCK_RATE_LIMIT_BILL: '20', MOCK_RATE_LIMIT_MOI: '15' }],
+];
+
+for (const [name, env] of modes) {
+  test(`the full suite passes against the embedded mock: ${name}`, async () => {
+    const run = await runSuite(env);
+    const c = counts(run.output);
+    expect(run.output, 'the run finished').toMatch(/\d+ passed/);
+    expect(c.failed, run.output.slice(-3000)).toBe(0);
+    expect(run.code).toBe(0);
+    expect(c.passed).toBeGreaterThan(400);
+    // skipped are only the signature cases (no signer configured against the embedded mock)
+    expect(c.skipped).toBe(8);
+    const pacing = JSON.parse(readFileSync(join(run.reportsDir, 'pacing.json'), 'utf8'));
+    for (const [op, s] of Object.entries<{ calls: number }>(pacing.operations)) expect(s.calls, op).toBeGreaterThan(20);
+  });
+}
