@@ -8,8 +8,10 @@ import { budgetsFor, type PacingPlan } from './pacer.js';
 
 export interface Coordinator { url: string; close(): Promise<void>; app: FastifyInstance }
 
-export async function startCoordinator(plan: PacingPlan & { leaseMs: number }): Promise<Coordinator> {
+export async function startCoordinator(plan: PacingPlan & { leaseMs: number; claimable?: Record<string, number> }): Promise<Coordinator> {
   const budgets = budgetsFor(plan);
+  // SADAD_DATA_FILE entries handed out once each per run, whichever worker asks
+  const claimed = new Map<string, number>();
   const app = Fastify({ logger: false });
   const budget = (op: string) => {
     const b = budgets.get(op as OperationId);
@@ -39,6 +41,12 @@ export async function startCoordinator(plan: PacingPlan & { leaseMs: number }): 
   });
   app.post<{ Body: { op: string; slot: number } }>('/release', async (req) => { budget(req.body.op).release(req.body.slot); return {}; });
   app.post<{ Body: { op: string; holder: number } }>('/exclusive-release', async (req) => { budget(req.body.op).releaseExclusive(req.body.holder); return {}; });
+  app.post<{ Body: { kind: string } }>('/claim', async (req) => {
+    const next = claimed.get(req.body.kind) ?? 0;
+    if (next >= (plan.claimable?.[req.body.kind] ?? 0)) return { index: null };
+    claimed.set(req.body.kind, next + 1);
+    return { index: next };
+  });
   app.get('/stats', async () => Object.fromEntries([...budgets].map(([op, b]) => [op, b.stats])));
 
   await app.listen({ host: '127.0.0.1', port: 0 });

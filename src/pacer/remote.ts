@@ -37,6 +37,11 @@ export class RemotePacer implements Pacer {
     try { return await body(call); } finally { await post(this.base, '/exclusive-release', { op, holder }); }
   }
 
+  /** The next unclaimed index of a SADAD_DATA_FILE list, or null when all are taken. */
+  async claim(kind: string): Promise<number | null> {
+    return (await post<{ index: number | null }>(this.base, '/claim', { kind })).index;
+  }
+
   stats(): Promise<Record<string, BudgetStats>> {
     return post(this.base, '/stats');
   }

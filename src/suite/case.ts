@@ -12,7 +12,7 @@ import type { Exchange } from '../client/exchange.js';
 import { summarize } from '../client/exchange.js';
 import { maskText } from '../client/redact.js';
 import type { SendOptions } from '../client/client.js';
-import { RequestGenerator } from '../generators/requests.js';
+import { RequestGenerator, type BillSubject, type MoiSubject } from '../generators/requests.js';
 import { classify, type Outcome } from './outcome.js';
 import { runtime, type Runtime } from './runtime.js';
 import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from './verdicts.js';
@@ -53,6 +53,35 @@ export class CaseContext {
   get gen(): RequestGenerator {
     this.generatorCache ??= this.rt.generator(this.def.id);
     return this.generatorCache;
+  }
+
+  /**
+   * `n` bills to pay: claimed from SADAD_DATA_FILE (each once per run; the case is SKIPPED when
+   * none is left), or generated (the mock and open-world sandboxes know every well-formed bill).
+   */
+  async bills(n: number): Promise<BillSubject[]> {
+    const data = this.rt.targetData?.bills;
+    if (!data?.length) return Array.from({ length: n }, () => this.gen.billSubject());
+    const out: BillSubject[] = [];
+    for (let i = 0; i < n; i++) {
+      const idx = await this.rt.claim('bills');
+      if (idx === null) this.skip(`SADAD_DATA_FILE has no unused bill left (it lists ${data.length}; a run needs about 40)`);
+      const entry = data[idx]!;
+      out.push({ ...this.gen.billSubject(), BillAccountID: entry.AccountNumber, ...entry });
+    }
+    return out;
+  }
+
+  async fees(n: number): Promise<MoiSubject[]> {
+    const data = this.rt.targetData?.fees;
+    if (!data?.length) return Array.from({ length: n }, () => this.gen.moiSubject());
+    const out: MoiSubject[] = [];
+    for (let i = 0; i < n; i++) {
+      const idx = await this.rt.claim('fees');
+      if (idx === null) this.skip(`SADAD_DATA_FILE has no unused fee subject left (it lists ${data.length}; a run needs about 30)`);
+      out.push({ ...this.gen.moiSubject(), ...data[idx]! });
+    }
+    return out;
   }
 
   /** Sends through the shared client and attaches the masked exchange as evidence. */

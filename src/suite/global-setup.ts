@@ -9,6 +9,7 @@ import { ConfigError, configFromEnv, loadEnvFile } from '../config/index.js';
 import { startCoordinator } from '../pacer/coordinator.js';
 import { reportsDir } from '../paths.js';
 import { limitsOf } from './runtime.js';
+import { loadTargetData } from '../config/target-data.js';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   let config;
@@ -56,7 +57,15 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   }
   process.env.SADAD_SEED = String(config.seed);
   process.env.SADAD_TARGET_PROFILE ??= 'configured target';
-  const coordinator = await startCoordinator({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), leaseMs: config.requestTimeoutMs + 10_000 });
+  let targetData;
+  try { targetData = loadTargetData(config.dataFile); } catch (e) {
+    if (e instanceof ConfigError) { console.error(`\nConfiguration error: ${e.message}\nNothing was sent.\n`); process.exit(2); }
+    throw e;
+  }
+  const coordinator = await startCoordinator({
+    windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), leaseMs: config.requestTimeoutMs + 10_000,
+    claimable: { bills: targetData?.bills.length ?? 0, fees: targetData?.fees.length ?? 0 },
+  });
   process.env.SADAD_PACER_URL = coordinator.url;
   console.log(`target ${target} (${process.env.SADAD_TARGET_PROFILE}); seed ${config.seed}${config.seedFromEnv ? '' : ' (random; set SADAD_SEED to replay)'}; ` +
     `limits bill ${config.rateLimits.bill}, MOI ${config.rateLimits.moi} per ${config.rateWindowSeconds} s`);

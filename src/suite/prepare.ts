@@ -95,15 +95,22 @@ export function freshIds(opId: OperationId, body: RequestBody, tagPrefix: string
 const payable = new Map<OperationId, RequestBody>();
 
 export async function acceptableRequest(c: CaseContext, opId: OperationId = c.def.op): Promise<RequestBody> {
-  if (opId === 'bill-enquiry' || opId === 'moi-enquiry') return c.gen.build(opId);
+  if (opId === 'bill-enquiry' || opId === 'moi-enquiry') {
+    // a subject the target knows, when the data file lists some; enquiries change nothing, so any will do
+    const known = opId === 'bill-enquiry' ? c.rt.targetData?.bills : c.rt.targetData?.fees;
+    if (!known?.length) return c.gen.build(opId);
+    const s = c.gen.faker.helpers.arrayElement(known as readonly unknown[]) as Record<string, unknown>;
+    const fields = opId === 'bill-enquiry' ? ['BillerId', 'BillCategory', 'SubscriberNumber', 'AccountNumber'] : ['POINum', 'POIType', 'AccountNumber', 'BillerID', 'BillCategory', 'ServiceCode', 'BranchCode', 'RequestType', 'ID', 'Duration'];
+    return c.gen.build(opId, { entry: Object.fromEntries(fields.map((f) => [f, s[f]])) });
+  }
   let base = payable.get(opId);
   if (!base) {
     if (opId === 'bill-payment') {
       // the exact amount due, the one payment every biller accepts
-      const [bill] = await enquireBills(c, [c.gen.billSubject()], 'bill enquiry (payment base)');
+      const [bill] = await enquireBills(c, await c.bills(1), 'bill enquiry (payment base)');
       base = billPayment(c.gen, [bill!]);
     } else {
-      const [fee] = await enquireFees(c, [c.gen.moiSubject()], 'MOI fee enquiry (payment base)');
+      const [fee] = await enquireFees(c, await c.fees(1), 'MOI fee enquiry (payment base)');
       base = feePayment(c.gen, [fee!]);
     }
     payable.set(opId, base);

@@ -12,6 +12,7 @@ import { LocalPacer, type Pacer } from '../pacer/pacer.js';
 import { RemotePacer } from '../pacer/remote.js';
 import { operations, type OperationId } from '../contract/catalogue.js';
 import { RequestGenerator } from '../generators/requests.js';
+import { loadTargetData, type TargetData } from '../config/target-data.js';
 
 export interface Runtime {
   config: SuiteConfig;
@@ -21,6 +22,10 @@ export interface Runtime {
   generator(key: string): RequestGenerator;
   /** Calls per window of an operation at the target. */
   limitOf(op: OperationId): number;
+  /** SADAD_DATA_FILE, when configured. */
+  targetData: TargetData | undefined;
+  /** The next unused index of a data-file list for this run (shared by all workers), or null. */
+  claim(kind: 'bills' | 'fees'): Promise<number | null>;
 }
 
 export function tokenSource(config: SuiteConfig): TokenSource {
@@ -46,12 +51,23 @@ async function build(env: NodeJS.ProcessEnv): Promise<Runtime> {
   const pacer: Pacer = env.SADAD_PACER_URL ? new RemotePacer(env.SADAD_PACER_URL) : new LocalPacer({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config) });
   const signer = await loadSigner({ signer: config.signer, signingKey: config.signingKey, passphrase: config.signingKeyPassphrase });
   const client = new SadadClient(config, { pacer, tokens: tokenSource(config), signer });
+  const targetData = loadTargetData(config.dataFile);
+  const localClaims = new Map<string, number>();
+  const claim = async (kind: 'bills' | 'fees') => {
+    if (pacer instanceof RemotePacer) return pacer.claim(kind);
+    const next = localClaims.get(kind) ?? 0;
+    if (next >= (targetData?.[kind].length ?? 0)) return null;
+    localClaims.set(kind, next + 1);
+    return next;
+  };
   // bank and company codes, when not configured, are drawn once per run from the seed
   const identity = new RequestGenerator({ seed: config.seed, tagPrefix: config.tagPrefix, bankCode: config.bankCode, companyCode: config.companyCode });
   return {
     config,
     client,
     pacer,
+    targetData,
+    claim,
     limitOf: (op) => config.rateLimits[operations.find((o) => o.id === op)!.rateGroup],
     generator: (key) => new RequestGenerator({
       seed: createHash('sha256').update(`${config.seed}:${key}`).digest().readUInt32BE(0),

@@ -34,7 +34,7 @@ const sections = ['1', '7', '8'];
 export function registerDuplicateCases(): void {
   defineCase({ id: 'bill-payment.dup.replay', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true,
     expectation: 'replaying an accepted partial payment with its SequenceNumber is rejected or flagged, with no second debit (the same payment under a new SequenceNumber is accepted)' }, async (c) => {
-    const [bill] = await enquireBills(c, [c.gen.billSubject()]);
+    const [bill] = await enquireBills(c, await c.bills(1));
     const part = Math.max(0.01, Math.floor(bill!.due * 100 / 4) / 100);
     const payment = billPayment(c.gen, [bill!], () => part);
     c.requireAccepted(await c.send({ body: payment, label: 'original payment' }), 'the original payment');
@@ -52,8 +52,8 @@ export function registerDuplicateCases(): void {
     expectation: `a payment of another ${opId === 'bill-payment' ? 'bill' : 'fee'} reusing an accepted payment's SequenceNumber is rejected or flagged and not debited; with a new SequenceNumber it is accepted`,
   }, async (c) => {
     const two = opId === 'bill-payment'
-      ? (await enquireBills(c, [c.gen.billSubject(), c.gen.billSubject()])).map((b) => ({ pay: billPayment(c.gen, [b]), due: b.due, again: async () => (await enquireBills(c, [b.subject], 'enquiry after the payments'))[0]!.due }))
-      : (await enquireFees(c, [c.gen.moiSubject(), c.gen.moiSubject()])).map((f) => ({ pay: feePayment(c.gen, [f]), due: f.due, again: async () => (await enquireFees(c, [f.subject], 'enquiry after the payments'))[0]!.due }));
+      ? (await enquireBills(c, await c.bills(2))).map((b) => ({ pay: billPayment(c.gen, [b]), due: b.due, again: async () => (await enquireBills(c, [b.subject], 'enquiry after the payments'))[0]!.due }))
+      : (await enquireFees(c, await c.fees(2))).map((f) => ({ pay: feePayment(c.gen, [f]), due: f.due, again: async () => (await enquireFees(c, [f.subject], 'enquiry after the payments'))[0]!.due }));
     const [a, b] = two as [typeof two[0], typeof two[0]];
     c.requireAccepted(await c.send({ body: a.pay, label: 'first payment' }), 'the first payment');
     const reused = withSequence(opId, b.pay, seqOf(opId, a.pay, c.tagPrefix), c.tagPrefix);
@@ -75,7 +75,7 @@ export function registerDuplicateCases(): void {
   defineCase({ id: 'bill-payment.dup.concurrent', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, slow: true,
     expectation: 'identical payments sent at the same moment with one SequenceNumber debit the bill once' }, async (c) => {
     const n = Math.min(20, c.rt.limitOf('bill-payment'));
-    const [bill] = await enquireBills(c, [c.gen.billSubject()]);
+    const [bill] = await enquireBills(c, await c.bills(1));
     const part = Math.max(0.01, Math.floor(bill!.due * 100 / (n + 2)) / 100);
     const payment = billPayment(c.gen, [bill!], () => part);
     const seq = seqOf('bill-payment', payment, c.tagPrefix);
@@ -96,7 +96,7 @@ export function registerDuplicateCases(): void {
     expectation: 'payments of different fees sent at the same moment with one SequenceNumber: exactly one is accepted; the others are accepted under new SequenceNumbers' }, async (c) => {
     const n = Math.max(2, Math.min(20, c.rt.limitOf('moi-payment')));
     const fees = [];
-    for (let i = 0; i < n; i += 3) fees.push(...await enquireFees(c, Array.from({ length: Math.min(3, n - i) }, () => c.gen.moiSubject())));
+    for (let i = 0; i < n; i += 3) fees.push(...await enquireFees(c, await c.fees(Math.min(3, n - i))));
     const seq = uniqueId('S');
     const payments = fees.map((f) => withSequence('moi-payment', feePayment(c.gen, [f]), seq, c.tagPrefix));
     const answers = await c.rt.pacer.exclusive('moi-payment', (via) => Promise.all(payments.map((body, i) => c.send({ body, via, label: `fee ${i + 1} of ${n}, shared SequenceNumber` }))));

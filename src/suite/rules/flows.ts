@@ -12,7 +12,7 @@ import { viewResponse } from '../outcome.js';
 export function registerFlowCases(): void {
   defineCase({ id: 'bill-payment.flow.partial', family: 'flows', op: 'bill-payment', sections: ['2.2', '2.3', '4'], level: 'MUST', pays: true,
     expectation: 'after a partial payment (PayExactDue false) the enquiry shows AmountDue lower by exactly the amount paid' }, async (c) => {
-    const [before] = await enquireBills(c, [c.gen.billSubject()], 'enquiry before');
+    const [before] = await enquireBills(c, await c.bills(1), 'enquiry before');
     const part = Math.max(0.01, Math.floor(before!.due * 100 / 3) / 100);
     c.requireAccepted(await c.send({ body: billPayment(c.gen, [before!], () => part), label: `partial payment of ${part}` }), 'the partial payment');
     const [after] = await enquireBills(c, [before!.subject], 'enquiry after');
@@ -24,7 +24,7 @@ export function registerFlowCases(): void {
 
   defineCase({ id: 'bill-payment.flow.exact', family: 'flows', op: 'bill-payment', sections: ['2.2', '2.3', '4'], level: 'MUST', pays: true,
     expectation: 'after paying exactly the amount due (PayExactDue true) the enquiry shows nothing due' }, async (c) => {
-    const [before] = await enquireBills(c, [c.gen.billSubject()], 'enquiry before');
+    const [before] = await enquireBills(c, await c.bills(1), 'enquiry before');
     const ex = await c.send({ body: billPayment(c.gen, [before!]), label: `exact payment of ${before!.due}` });
     c.requireAccepted(ex, 'the exact payment');
     const paid = viewResponse('bill-payment', ex.json, c.tagPrefix).entries[0];
@@ -37,7 +37,7 @@ export function registerFlowCases(): void {
 
   defineCase({ id: 'bill-payment.flow.exact-mismatch', family: 'flows', op: 'bill-payment', sections: ['2.3', '4'], level: 'SHOULD', pays: true,
     expectation: 'PayExactDue true with an Amount other than the amount due is rejected, or pays exactly the amount due' }, async (c) => {
-    const [before] = await enquireBills(c, [c.gen.billSubject()], 'enquiry before');
+    const [before] = await enquireBills(c, await c.bills(1), 'enquiry before');
     const wrong = Math.max(0.01, Math.round((before!.due - 1) * 100) / 100);
     const body = billPayment(c.gen, [before!], () => wrong, true);
     const ex = await c.send({ body, label: `PayExactDue true, Amount ${wrong} of ${before!.due}` });
@@ -53,7 +53,7 @@ export function registerFlowCases(): void {
 
   defineCase({ id: 'moi-payment.flow.pay', family: 'flows', op: 'moi-payment', sections: ['2.6', '2.7'], level: 'MUST', pays: true,
     expectation: 'after paying a fee with the FeeReferenceId and DueAmount its enquiry gave, the enquiry shows nothing due' }, async (c) => {
-    const [before] = await enquireFees(c, [c.gen.moiSubject()], 'enquiry before');
+    const [before] = await enquireFees(c, await c.fees(1), 'enquiry before');
     c.requireAccepted(await c.send({ body: feePayment(c.gen, [before!]), label: `payment of ${before!.due}` }), 'the fee payment');
     const [after] = await enquireFees(c, [before!.subject], 'enquiry after');
     c.observe('StatusDetail after', String(after!.entry.StatusDetail));

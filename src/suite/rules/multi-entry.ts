@@ -14,8 +14,8 @@ export function registerMultiEntryCases(opId: OperationId): void {
   defineCase({ id: `${opId}.multi.order`, family: 'multi-entry', op: opId, sections: ['2', op.sections.request, op.sections.response], level: 'MUST', pays: op.kind === 'payment',
     expectation: `a request with ${ENTRIES} TransactionData entries is answered with ${ENTRIES} entries in the same order (matched by ${key})` }, async (c) => {
     let body: RequestBody;
-    if (opId === 'bill-payment') body = billPayment(c.gen, await enquireBills(c, Array.from({ length: ENTRIES }, () => c.gen.billSubject())));
-    else if (opId === 'moi-payment') body = feePayment(c.gen, await enquireFees(c, Array.from({ length: ENTRIES }, () => c.gen.moiSubject())));
+    if (opId === 'bill-payment') body = billPayment(c.gen, await enquireBills(c, await c.bills(ENTRIES)));
+    else if (opId === 'moi-payment') body = feePayment(c.gen, await enquireFees(c, await c.fees(ENTRIES)));
     else body = c.gen.build(opId, { entries: ENTRIES });
     const ex = await c.send({ body, label: `${ENTRIES} entries` });
     c.requireAccepted(ex, `the request with ${ENTRIES} entries`);

@@ -13,12 +13,12 @@ import { acceptableRequest, enquireBills, enquireFees, billPayment, feePayment }
 async function acceptableRequests(c: CaseContext, n: number): Promise<RequestBody[]> {
   const op = c.def.op;
   if (op === 'bill-payment') {
-    const bills = await enquireBills(c, Array.from({ length: n }, () => c.gen.billSubject()), `bill enquiry for ${n} bills`);
+    const bills = await enquireBills(c, await c.bills(n), `bill enquiry for ${n} bills`);
     return bills.map((b) => billPayment(c.gen, [b]));
   }
   if (op === 'moi-payment') {
     const fees = [];
-    for (let i = 0; i < n; i += 3) fees.push(...await enquireFees(c, Array.from({ length: Math.min(3, n - i) }, () => c.gen.moiSubject()), 'MOI fee enquiry'));
+    for (let i = 0; i < n; i += 3) fees.push(...await enquireFees(c, await c.fees(Math.min(3, n - i)), 'MOI fee enquiry'));
     return fees.map((f) => feePayment(c.gen, [f]));
   }
   return Promise.all(Array.from({ length: n }, () => acceptableRequest(c)));

@@ -1,0 +1,111 @@
+/**
+ * Authentication of API calls (spec §5): the required headers and their forms, the bearer token
+ * (static, or one this mock issued), the company, the optional client headers of bill operations,
+ * and the RSA-SHA256 signature over `Message` when a public key is configured. Every failure is a
+ * 401 whose detail names the header; the values themselves are never echoed, they may be secrets.
+ */
+import { createPublicKey, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Operation } from '../contract/catalogue.js';
+import { isSpecTimestamp } from '../contract/formats.js';
+import { optionalClientHeaderNames, referenceIdHeader, requiredHeaderNames } from '../contract/headers.js';
+import type { Defects } from './defects.js';
+import { unauthorized } from './errors.js';
+import type { MockOptions } from './options.js';
+import type { TokenIssuer } from './token.js';
+
+export const SIGNATURE_HEADER = 'X-Signature';
+/** Reference ids seen in a real deployment are 3-16 alphanumerics (domain notes). */
+const REFERENCE_ID = /^[A-Za-z0-9]{3,16}$/;
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name.toLowerCase()];
+  const s = Array.isArray(v) ? v.join(', ') : v;
+  return s === undefined || s.trim() === '' ? undefined : s.trim();
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const present = (name: string) => unauthorized({ pointer: `header:${name}`, expected: 'header present', found: 'missing' });
+
+export class Authenticator {
+  private readonly publicKey?: KeyObject;
+
+  constructor(private readonly options: MockOptions, private readonly tokens: TokenIssuer, readonly defects: Defects) {
+    if (options.signaturePublicKeyPem !== undefined) this.publicKey = createPublicKey(options.signaturePublicKeyPem);
+  }
+
+  get signatureRequired(): boolean {
+    return this.publicKey !== undefined;
+  }
+
+  /** Everything that can be checked before the body is read. Throws a 401 MockError. */
+  checkHeaders(op: Operation, headers: IncomingHttpHeaders): void {
+    const o = this.options;
+    for (const name of requiredHeaderNames(o.headerPrefix)) {
+      if (headerValue(headers, name) === undefined) throw present(name);
+    }
+    const refName = referenceIdHeader(o.headerPrefix);
+    if (!REFERENCE_ID.test(headerValue(headers, refName)!)) {
+      throw unauthorized({ pointer: `header:${refName}`, expected: '3-16 letters or digits', found: 'another form' });
+    }
+    const stamp = headerValue(headers, 'DateTimeStamp')!;
+    if (!isSpecTimestamp(stamp)) {
+      throw unauthorized({ pointer: 'header:DateTimeStamp', expected: 'YYYY-MM-DDTHH:MM:SS (no zone, no fraction)', found: JSON.stringify(stamp.slice(0, 40)) });
+    }
+    const auth = headerValue(headers, 'Authorization')!;
+    const bearer = /^Bearer\s+(\S+)$/i.exec(auth);
+    if (!bearer) throw unauthorized({ pointer: 'header:Authorization', expected: 'Bearer <access token>', found: 'another scheme or form' });
+    const token = bearer[1]!;
+    if (!sameSecret(token, o.accessToken) && !this.tokens.isActive(token)) {
+      throw unauthorized({ pointer: 'header:Authorization', expected: 'an active access token', found: 'an unknown or expired token' }, { 'www-authenticate': 'Bearer realm="sadad-mock", error="invalid_token"' });
+    }
+    const company = headerValue(headers, 'CompanyId')!;
+    if (company !== o.companyId && !(o.extraCompanyIds ?? []).includes(company)) {
+      throw unauthorized({ pointer: 'header:CompanyId', expected: 'the company the credentials belong to', found: 'another company' });
+    }
+    this.checkClientHeaders(op, headers);
+  }
+
+  /** `clientid`/`clientsecret` (spec §5 rule 2): checked when sent, demanded only when configured so. */
+  private checkClientHeaders(op: Operation, headers: IncomingHttpHeaders): void {
+    const [idName, secretName] = optionalClientHeaderNames(op);
+    if (idName === undefined || secretName === undefined) return;
+    const id = headerValue(headers, idName);
+    const secret = headerValue(headers, secretName);
+    if (this.options.requireClientHeaders) {
+      if (id === undefined) throw present(idName);
+      if (secret === undefined) throw present(secretName);
+    }
+    if (id !== undefined && id !== this.options.clientId) {
+      throw unauthorized({ pointer: `header:${idName}`, expected: 'the registered client id', found: 'another value' });
+    }
+    if (secret !== undefined && !sameSecret(secret, this.options.clientSecret)) {
+      throw unauthorized({ pointer: `header:${secretName}`, expected: 'the registered client secret', found: 'another value' });
+    }
+  }
+
+  /**
+   * Verifies `X-Signature` (base64 RSA-SHA256 over `JSON.stringify(body.Message)`). A body without
+   * `Message` has nothing to sign and nothing the mock would act on: validation rejects it.
+   */
+  checkSignature(body: unknown, headers: IncomingHttpHeaders): void {
+    if (!this.publicKey) return;
+    const message = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).Message : undefined;
+    if (message === undefined) return;
+    const signature = headerValue(headers, SIGNATURE_HEADER);
+    if (signature === undefined) throw present(SIGNATURE_HEADER);
+    let ok = false;
+    try {
+      ok = /^[A-Za-z0-9+/]+={0,2}$/.test(signature)
+        && verify('sha256', Buffer.from(JSON.stringify(message)), this.publicKey, Buffer.from(signature, 'base64'));
+    } catch {
+      ok = false; // a signature of the wrong size for the key: not a valid signature
+    }
+    if (!ok) throw unauthorized({ pointer: `header:${SIGNATURE_HEADER}`, expected: 'base64 RSA-SHA256 signature of JSON.stringify(Message)', found: 'a signature that does not verify' });
+  }
+}

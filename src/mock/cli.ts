@@ -1,0 +1,50 @@
+/**
+ * `npm run mock`: loads `.env` (or the file SADAD_ENV_FILE names), reads the options from the
+ * environment and serves until SIGINT/SIGTERM. A configuration error stops before listening, with
+ * exit code 2, so scripts can tell it from a crash.
+ */
+import { existsSync } from 'node:fs';
+import { config as loadEnv } from 'dotenv';
+import { ConfigError } from '../contract/prefix.js';
+import { mockOptionsFromEnv, startMock, type RunningMock } from './index.js';
+
+function loadEnvFile(): void {
+  const named = process.env.SADAD_ENV_FILE;
+  if (named !== undefined && named !== '') {
+    if (!existsSync(named)) throw new ConfigError('SADAD_ENV_FILE', `no such file ${JSON.stringify(named)}`);
+    loadEnv({ path: named, quiet: true });
+  } else if (existsSync('.env')) {
+    loadEnv({ path: '.env', quiet: true });
+  }
+}
+
+async function main(): Promise<void> {
+  let mock: RunningMock;
+  try {
+    loadEnvFile();
+    mock = await startMock(mockOptionsFromEnv());
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`mock: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  console.log(`listening on ${mock.url}`);
+  const o = mock.options;
+  console.log(`style ${o.style}, errors ${o.errors}, rate limits bill ${o.rateLimits.bill} / moi ${o.rateLimits.moi} per ${o.rateWindowSeconds} s, signature ${o.signaturePublicKeyPem ? 'required' : 'not required'}`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: closing`);
+    mock.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error(`mock: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

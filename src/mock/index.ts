@@ -1,0 +1,41 @@
+/**
+ * The mock service (design.md §7): a faithful, stateful stand-in of the four operations, the
+ * suite's default target and a local sandbox for client developers.
+ */
+import { buildMockServer } from './server.js';
+import { resolveMockOptions, type MockOptions } from './options.js';
+
+export { defaultMockOptions, mockOptionsFromEnv, resolveMockOptions, type ErrorMode, type MockOptions, type ResponseStyle } from './options.js';
+export { BILL_AMOUNT_RANGE, BILL_MAGIC, BILL_STATUS, MAGIC_VALUES, MOI_MAGIC, MOI_PAID_STATUS_DETAIL, SUCCESS_STATUS_DETAIL } from './magic.js';
+export { SIGNATURE_HEADER } from './auth.js';
+export { TOKEN_PATH } from './token.js';
+export { BODY_LIMIT, buildMockServer } from './server.js';
+export { KNOWN_DEFECTS, type DefectName } from './defects.js';
+export type { ErrorBody, ErrorDetail } from './errors.js';
+
+export interface RunningMock {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  options: MockOptions;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a mock. Options not given take the built-in defaults, not the environment: pass
+ * `mockOptionsFromEnv()` for the configured behaviour. `port: 0` picks a free port.
+ */
+export async function startMock(options: Partial<MockOptions> = {}): Promise<RunningMock> {
+  const resolved = resolveMockOptions(options);
+  const { app } = await buildMockServer(resolved);
+  await app.listen({ host: resolved.host, port: resolved.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : resolved.port;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${resolved.host}:${port}`,
+    port,
+    options: { ...resolved, port },
+    close: () => (closing ??= app.close().then(() => undefined)),
+  };
+}

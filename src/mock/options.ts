@@ -1,0 +1,189 @@
+/**
+ * The mock's settings and where they come from (design.md §5 for the SADAD_* credentials it
+ * accepts, MOCK_* for its own behaviour). Every bad value stops with a ConfigError naming the
+ * variable, before anything listens.
+ */
+import { createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { ConfigError, headerPrefixFrom, SPEC_PREFIX, tagPrefixFrom } from '../contract/prefix.js';
+import { DEFAULT_RATE_WINDOW_SECONDS, operations } from '../contract/catalogue.js';
+import { ROOT } from '../paths.js';
+import { checkDefects, parseDefects } from './defects.js';
+
+export type ResponseStyle = 'sample' | 'table';
+export type ErrorMode = 'http' | 'in-band';
+
+export interface MockOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Fixed window, starting at the first counted call; decimals allowed (tests use fractions of a second). */
+  rateWindowSeconds: number;
+  rateLimits: { bill: number; moi: number };
+  style: ResponseStyle;
+  errors: ErrorMode;
+  accessToken: string;
+  companyId: string;
+  /**
+   * Further companies accepted with the same credentials (MOCK_EXTRA_COMPANY_IDS), so that budgets
+   * and state kept per company can be seen apart. Optional: an addition to the published options.
+   */
+  extraCompanyIds?: string[];
+  clientId: string;
+  clientSecret: string;
+  requireClientHeaders: boolean;
+  tagPrefix: string;
+  headerPrefix: string;
+  /** PEM of the public key that verifies `X-Signature`; no signature is required when absent. */
+  signaturePublicKeyPem?: string;
+  tokenLifetimeSeconds: number;
+  defects: string[];
+}
+
+const defaultLimit = (group: 'bill' | 'moi') => operations.find((o) => o.rateGroup === group)!.defaultRateLimit;
+
+export function defaultMockOptions(): MockOptions {
+  return {
+    host: '127.0.0.1',
+    port: 4010,
+    rateWindowSeconds: DEFAULT_RATE_WINDOW_SECONDS,
+    rateLimits: { bill: defaultLimit('bill'), moi: defaultLimit('moi') },
+    style: 'sample',
+    errors: 'http',
+    accessToken: 'mock-access-token-0123456789',
+    companyId: 'MYCOMPANY',
+    clientId: 'mock-client',
+    clientSecret: 'mock-client-secret',
+    requireClientHeaders: false,
+    tagPrefix: SPEC_PREFIX,
+    headerPrefix: SPEC_PREFIX,
+    tokenLifetimeSeconds: 3600,
+    defects: [],
+  };
+}
+
+const unset = (v: string | undefined): v is undefined => v === undefined || v.trim() === '';
+
+function positiveNumber(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
+  const raw = env[variable];
+  if (unset(raw)) return fallback;
+  const n = /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!(n > 0) || !Number.isFinite(n)) throw new ConfigError(variable, `must be a positive number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
+  const raw = env[variable];
+  if (unset(raw)) return fallback;
+  if (!/^\s*\d{1,9}\s*$/.test(raw) || Number(raw) < 1) throw new ConfigError(variable, `must be a positive integer, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+function port(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
+  const raw = env[variable];
+  if (unset(raw)) return fallback;
+  if (!/^\s*\d{1,5}\s*$/.test(raw) || Number(raw) > 65535) throw new ConfigError(variable, `must be a port number 0-65535, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, variable: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[variable];
+  if (unset(raw)) return fallback;
+  const value = raw.trim() as T;
+  if (!allowed.includes(value)) throw new ConfigError(variable, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, variable: string): boolean {
+  const raw = env[variable];
+  if (unset(raw)) return false;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes'].includes(v)) return true;
+  if (['0', 'false', 'no'].includes(v)) return false;
+  throw new ConfigError(variable, `must be 1 or 0, got ${JSON.stringify(raw)}`);
+}
+
+function text(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
+  const raw = env[variable];
+  if (unset(raw)) return fallback;
+  if (/[\s]/.test(raw.trim()) || /[\r\n]/.test(raw)) throw new ConfigError(variable, 'must not contain white space');
+  return raw.trim();
+}
+
+function list(env: NodeJS.ProcessEnv, variable: string): string[] {
+  const names = (env[variable] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const bad = names.find((n) => /\s/.test(n));
+  if (bad !== undefined) throw new ConfigError(variable, `must be a comma-separated list without spaces inside names, got ${JSON.stringify(bad)}`);
+  return names;
+}
+
+/** Reads a PEM public key file (relative paths from the project root, where `npm run mock` runs). */
+export function readPublicKeyPem(path: string, variable = 'MOCK_SIGNATURE_PUBLIC_KEY'): string {
+  const full = isAbsolute(path) ? path : resolve(process.cwd(), path);
+  let pem: string;
+  try {
+    pem = readFileSync(full, 'utf8');
+  } catch {
+    try {
+      pem = readFileSync(resolve(ROOT, path), 'utf8');
+    } catch {
+      throw new ConfigError(variable, `cannot read the public key file ${JSON.stringify(path)}`);
+    }
+  }
+  try {
+    createPublicKey(pem);
+  } catch {
+    throw new ConfigError(variable, `${JSON.stringify(path)} is not a PEM public key`);
+  }
+  return pem;
+}
+
+export function mockOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): MockOptions {
+  const d = defaultMockOptions();
+  const keyPath = env.MOCK_SIGNATURE_PUBLIC_KEY;
+  const options: MockOptions = {
+    host: d.host,
+    port: port(env, 'MOCK_PORT', d.port),
+    rateWindowSeconds: positiveNumber(env, 'MOCK_RATE_WINDOW_SECONDS', d.rateWindowSeconds),
+    rateLimits: {
+      bill: positiveInteger(env, 'MOCK_RATE_LIMIT_BILL', d.rateLimits.bill),
+      moi: positiveInteger(env, 'MOCK_RATE_LIMIT_MOI', d.rateLimits.moi),
+    },
+    style: oneOf(env, 'MOCK_STYLE', ['sample', 'table'] as const, d.style),
+    errors: oneOf(env, 'MOCK_ERRORS', ['http', 'in-band'] as const, d.errors),
+    accessToken: text(env, 'SADAD_ACCESS_TOKEN', d.accessToken),
+    companyId: text(env, 'SADAD_COMPANY_ID', d.companyId),
+    extraCompanyIds: list(env, 'MOCK_EXTRA_COMPANY_IDS'),
+    clientId: text(env, 'SADAD_CLIENT_ID', d.clientId),
+    clientSecret: text(env, 'SADAD_CLIENT_SECRET', d.clientSecret),
+    requireClientHeaders: flag(env, 'MOCK_REQUIRE_CLIENT_HEADERS'),
+    tagPrefix: tagPrefixFrom(env),
+    headerPrefix: headerPrefixFrom(env),
+    tokenLifetimeSeconds: positiveNumber(env, 'MOCK_TOKEN_LIFETIME_SECONDS', d.tokenLifetimeSeconds),
+    defects: parseDefects(env.MOCK_DEFECTS),
+  };
+  if (!unset(keyPath)) options.signaturePublicKeyPem = readPublicKeyPem(keyPath.trim());
+  return options;
+}
+
+/** Completes programmatic options with the defaults and rejects values the server cannot run with. */
+export function resolveMockOptions(partial: Partial<MockOptions> = {}): MockOptions {
+  const d = defaultMockOptions();
+  const o: MockOptions = { ...d, ...partial, rateLimits: { ...d.rateLimits, ...partial.rateLimits } };
+  const bad = (field: string, why: string): never => { throw new ConfigError(field, why); };
+  if (!Number.isInteger(o.port) || o.port < 0 || o.port > 65535) bad('port', `must be a port number 0-65535, got ${o.port}`);
+  if (!(o.rateWindowSeconds > 0) || !Number.isFinite(o.rateWindowSeconds)) bad('rateWindowSeconds', `must be a positive number, got ${o.rateWindowSeconds}`);
+  if (Math.round(o.rateWindowSeconds * 1000) < 1) bad('rateWindowSeconds', 'must be at least 0.001');
+  for (const g of ['bill', 'moi'] as const) {
+    if (!Number.isInteger(o.rateLimits[g]) || o.rateLimits[g] < 1) bad(`rateLimits.${g}`, `must be a positive integer, got ${o.rateLimits[g]}`);
+  }
+  if (!(o.tokenLifetimeSeconds > 0)) bad('tokenLifetimeSeconds', `must be a positive number, got ${o.tokenLifetimeSeconds}`);
+  if (o.style !== 'sample' && o.style !== 'table') bad('style', `must be sample or table, got ${JSON.stringify(o.style)}`);
+  if (o.errors !== 'http' && o.errors !== 'in-band') bad('errors', `must be http or in-band, got ${JSON.stringify(o.errors)}`);
+  if (o.signaturePublicKeyPem !== undefined) {
+    try { createPublicKey(o.signaturePublicKeyPem); } catch { bad('signaturePublicKeyPem', 'is not a PEM public key'); }
+  }
+  checkDefects(o.defects, 'defects');
+  return o;
+}

@@ -1,0 +1,198 @@
+/**
+ * Response bodies exactly per spec §2.2/2.4/2.6/2.8: the root tag at top level, MessageType equal to
+ * TransactionType, one entry per request entry in order, every documented field present, also in
+ * failed entries (filled with today's date, 0 and echoed or empty strings) so a rejected entry
+ * still meets the response schema. Bodies are built in the tables' types and then, for the sample
+ * style, retyped from the `sampleType` notes of data/field-tables.json rather than by hand.
+ */
+import { tagsOf, type Operation, type OperationId } from '../contract/catalogue.js';
+import { fieldName, messageTable, type FieldRow } from '../contract/field-tables.js';
+import { isSpecTimestamp } from '../contract/formats.js';
+import { specDate, specTimestamp } from '../contract/headers.js';
+import type { Fields } from '../contract/message.js';
+import type { Defects } from './defects.js';
+import { statusDetailOf, type Rejection } from './errors.js';
+import { MOI_PAID_STATUS_DETAIL, SUCCESS_STATUS_DETAIL } from './magic.js';
+import type { ResponseStyle } from './options.js';
+import type { BillReceipt, FeeReceipt, Outcome } from './rules.js';
+import type { Bill, FeeSubject } from './state.js';
+
+export type EntryOutcome = Outcome<unknown>;
+export interface EntryResult { request: Fields; outcome: EntryOutcome }
+export interface ItemResult { request: Fields; entries: EntryResult[] }
+
+/** An echoed request value as the response's String: numbers keep their digits, anything else is empty. */
+const echo = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
+const amount = (cents: number) => Math.round(cents) / 100;
+
+function status(outcome: EntryOutcome, successDetail = SUCCESS_STATUS_DETAIL): { StatusCode: boolean; StatusDetail: string } {
+  return outcome.ok ? { StatusCode: true, StatusDetail: successDetail } : { StatusCode: false, StatusDetail: statusDetailOf(outcome.rejection) };
+}
+
+function billEnquiryEntry(req: Fields, outcome: EntryOutcome): Fields {
+  const bill = outcome.value as Bill | undefined;
+  const today = specDate();
+  return {
+    SequenceNumber: echo(req.SequenceNumber),
+    BillerID: echo(req.BillerId),
+    SubscriberNumber: echo(req.SubscriberNumber),
+    ServiceType: bill?.serviceType ?? '',
+    BillerDetail: bill?.billerDetail ?? '',
+    BillAccountID: bill?.account ?? echo(req.AccountNumber),
+    BillNo: bill?.billNo ?? '',
+    BillCategory: echo(req.BillCategory),
+    BillCategoryType: bill?.categoryType ?? '',
+    AmountDue: amount(bill?.dueCents ?? 0),
+    BillPaid: bill ? (bill.dueCents === 0 ? 'Y' : bill.paidCents > 0 ? 'P' : 'N') : '',
+    CustType: bill?.custType ?? '',
+    BillStatus: bill?.status ?? '',
+    Balance: amount(bill?.dueCents ?? 0),
+    PaidDate: bill?.paidDate ?? today,
+    OpenDate: bill?.openDate ?? today,
+    CloseDate: bill?.closeDate ?? today,
+    DueDate: bill?.dueDate ?? today,
+    ExpiryDate: bill?.expiryDate ?? today,
+    ...status(outcome),
+  };
+}
+
+function billPaymentEntry(req: Fields, outcome: EntryOutcome): Fields {
+  const r = outcome.ok ? (outcome.value as BillReceipt) : undefined;
+  return {
+    PaymentRefNumber: r?.paymentRefNumber ?? '',
+    SADADRqUID: r?.sadadRqUid ?? '',
+    SequenceNum: echo(req.SequenceNumber),
+    BankReference: r?.bankReference ?? '',
+    SadadReference: r?.sadadReference ?? '',
+    BillerID: echo(req.BillerId),
+    SubscriberNumber: echo(req.SubscriberNumber),
+    PaidAmount: amount(r?.paidCents ?? 0),
+    PaidDate: specDate(),
+    envelopeDateTime: specTimestamp(),
+    ...status(outcome),
+  };
+}
+
+const feeDetailsOf = (fee: FeeSubject | undefined) =>
+  fee ? fee.fees.map((f) => ({ Fees: { FeeType: f.type, FeeAmount: amount(f.cents) } })) : [{ Fees: { FeeType: '', FeeAmount: 0 } }];
+
+function moiEnquiryEntry(req: Fields, outcome: EntryOutcome): Fields {
+  const fee = outcome.value as FeeSubject | undefined;
+  const paid = outcome.ok && fee !== undefined && fee.dueCents === 0;
+  const s = status(outcome, paid ? MOI_PAID_STATUS_DETAIL : SUCCESS_STATUS_DETAIL);
+  return {
+    ID: echo(req.ID),
+    BillerID: echo(req.BillerID ?? req.BillerId),
+    GroupPayId: fee?.groupPayId ?? '',
+    FeeReferenceId: fee?.feeReferenceId ?? '',
+    SadadReferenceId: fee?.sadadReferenceId ?? '',
+    BeneficiaryName: fee?.beneficiaryName ?? '',
+    DueAmount: amount(fee?.dueCents ?? 0),
+    PreviousAmount: amount(fee?.previousCents ?? 0),
+    PmtIdType: 'SPTN',
+    StatusDetail: s.StatusDetail,
+    StatusCode: s.StatusCode,
+    FeeDetails: feeDetailsOf(fee),
+  };
+}
+
+function moiPaymentEntry(req: Fields, outcome: EntryOutcome): Fields {
+  const r = outcome.ok ? (outcome.value as FeeReceipt) : undefined;
+  const fee = (outcome.value as FeeReceipt | undefined)?.fee;
+  const s = status(outcome);
+  return {
+    PaymentRefNumber: r?.paymentRefNumber ?? '',
+    SADADRqUID: r?.sadadRqUid ?? '',
+    SequenceNum: echo(req.SequenceNumber),
+    BankReference: r?.bankReference ?? '',
+    SadadReference: r?.sadadReference ?? '',
+    BillerID: echo(req.BillerID ?? req.BillerId),
+    SubscriberNumber: echo(req.ID),
+    ServiceType: 'GOVT',
+    PaidAmount: amount(r?.paidCents ?? 0),
+    StatusCode: s.StatusCode,
+    FeeReferenceId: echo(req.FeeReferenceId),
+    StatusDetail: s.StatusDetail,
+    CurrentAmount: amount(r?.paidCents ?? 0),
+    PreviousAmount: amount(fee?.previousCents ?? 0),
+    ID: echo(req.ID),
+    VIsaNumber: fee?.visaNumber ?? '',
+    BeneficiaryName: fee?.beneficiaryName ?? '',
+    Fees: fee ? fee.fees.map((f) => ({ FeeAmount: amount(f.cents), FeeType: f.type })) : [{ FeeAmount: 0, FeeType: '' }],
+  };
+}
+
+const ENTRY_BUILDERS: Record<OperationId, (req: Fields, outcome: EntryOutcome) => Fields> = {
+  'bill-enquiry': billEnquiryEntry,
+  'bill-payment': billPaymentEntry,
+  'moi-enquiry': moiEnquiryEntry,
+  'moi-payment': moiPaymentEntry,
+};
+
+function item(op: Operation, result: ItemResult, bankReferenceNumber: () => string): Fields {
+  const req = result.request;
+  const entries = result.entries.map((e) => ENTRY_BUILDERS[op.id](e.request, e.outcome));
+  const head: Fields = {
+    BankCode: echo(req.BankCode),
+    CompanyCode: echo(req.CompanyCode),
+    TransactionReferenceNumber: echo(req.TransactionReferenceNumber),
+    MessageDescription: echo(req.MessageDescription),
+  };
+  if (op.kind === 'enquiry') return { ...head, Status: result.entries.every((e) => e.outcome.ok), TransactionData: entries };
+  const accepted = result.entries.some((e) => e.outcome.ok);
+  return { ...head, AccountNumber: echo(req.AccountNumber), BankReferenceNumber: accepted ? bankReferenceNumber() : '', TransactionData: entries };
+}
+
+/** Field-table rows of the response keyed by their path below the list tag, e.g. `TransactionData[].PaidAmount`. */
+const rowsBelowList = new Map<OperationId, Map<string, FieldRow>>();
+function rowsOf(op: Operation): Map<string, FieldRow> {
+  let rows = rowsBelowList.get(op.id);
+  if (!rows) {
+    const prefix = `${op.responseRoot}.${op.listTag}[].`;
+    rows = new Map(messageTable(op.id, 'response').fields.filter((r) => r.path.startsWith(prefix)).map((r) => [r.path.slice(prefix.length).replace(/\[\]/g, ''), r]));
+    rowsBelowList.set(op.id, rows);
+  }
+  return rows;
+}
+
+/** The JSON type a sample shows for a table-typed value (spec §2.9 note 1 and the per-field notes). */
+function sampleValue(row: FieldRow, value: unknown): unknown {
+  if (row.sampleType === 'string') {
+    if (typeof value === 'boolean') return value ? (fieldName(row.path) === 'Status' ? 'SUCCESS' : 'OK') : 'FAILED';
+    if (typeof value === 'number') return value.toFixed(2);
+  }
+  if (row.sampleType === 'number' && typeof value === 'string' && /^\d{1,15}$/.test(value)) return Number(value);
+  if (row.sampleFormat === 'YYYYMMDD' && typeof value === 'string' && isSpecTimestamp(value)) return value.slice(0, 10).replace(/-/g, '');
+  return value;
+}
+
+function toSampleStyle(node: unknown, path: string, rows: Map<string, FieldRow>): unknown {
+  if (Array.isArray(node)) return node.map((n) => toSampleStyle(n, path, rows));
+  if (node === null || typeof node !== 'object') {
+    const row = rows.get(path);
+    return row ? sampleValue(row, node) : node;
+  }
+  const out: Fields = {};
+  for (const [k, v] of Object.entries(node)) out[k] = toSampleStyle(v, path === '' ? k : `${path}.${k}`, rows);
+  return out;
+}
+
+export interface RenderContext {
+  style: ResponseStyle;
+  tagPrefix: string;
+  defects: Defects;
+  /** A fresh bank reference for a payment request with at least one accepted entry. */
+  bankReferenceNumber: () => string;
+}
+
+export function renderResponse(op: Operation, items: ItemResult[], ctx: RenderContext): Fields {
+  const { responseRoot, listTag } = tagsOf(op, ctx.tagPrefix);
+  let list: unknown = items.map((r) => item(op, r, ctx.bankReferenceNumber));
+  if (ctx.style === 'sample') list = toSampleStyle(list, '', rowsOf(op));
+  return { [responseRoot]: { MessageType: op.transactionType, TimeStamp: specTimestamp(), [listTag]: list } };
+}
+
+/** Every entry failed with the same rejection (e.g. a request that failed validation), answered in-band. */
+export function failedEntries(entries: Fields[], rejectionFor: (index: number) => Rejection): EntryResult[] {
+  return entries.map((request, i) => ({ request, outcome: { ok: false, rejection: rejectionFor(i) } }));
+}

@@ -1,0 +1,123 @@
+/**
+ * The business rules of each operation, applied to one schema-valid TransactionData entry at a
+ * time. Synchronous from the duplicate check to the debit, so concurrent payments cannot both pass
+ * the check (see state.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Fields } from '../contract/message.js';
+import type { Defects } from './defects.js';
+import { REJECTIONS, type Rejection } from './errors.js';
+import type { Bill, FeeSubject, MockState } from './state.js';
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; rejection: Rejection; value?: T };
+
+export interface Receipt {
+  paidCents: number;
+  paymentRefNumber: string;
+  sadadRqUid: string;
+  bankReference: string;
+  sadadReference: string;
+}
+
+export interface BillReceipt extends Receipt { bill: Bill }
+export interface FeeReceipt extends Receipt { fee: FeeSubject }
+
+export interface EntryContext {
+  state: MockState;
+  defects: Defects;
+  company: string;
+  /** JSON pointer of the entry in the request body. */
+  pointer: string;
+}
+
+const str = (entry: Fields, ...names: string[]): string => {
+  for (const n of names) if (typeof entry[n] === 'string') return entry[n] as string;
+  return '';
+};
+
+function reject<T>(r: Rejection, pointer: string, expected: string, found: string, value?: T): Outcome<T> {
+  return { ok: false, rejection: { ...r, detail: { pointer, expected, found } }, ...(value === undefined ? {} : { value }) };
+}
+
+/** Amount in cents, or null when it has more than two decimals (halalas are the smallest unit). */
+function toCents(amount: number): number | null {
+  const cents = Math.round(amount * 100);
+  return Number.isSafeInteger(cents) && Math.abs(amount * 100 - cents) < 1e-6 ? cents : null;
+}
+
+const money = (cents: number) => (cents / 100).toFixed(2);
+
+function receipt(state: MockState, paidCents: number): Receipt {
+  return {
+    paidCents,
+    paymentRefNumber: `PRN${state.nextReference()}`,
+    sadadRqUid: randomUUID(),
+    bankReference: state.nextReference(),
+    sadadReference: state.nextReference(),
+  };
+}
+
+export function billEnquiry(ctx: EntryContext, entry: Fields): Outcome<Bill> {
+  const account = str(entry, 'AccountNumber');
+  const bill = ctx.state.bill(ctx.company, str(entry, 'BillerId'), account);
+  if (!bill) return reject(REJECTIONS.notFound('Bill'), `${ctx.pointer}/AccountNumber`, 'an existing bill account', JSON.stringify(account));
+  return { ok: true, value: { ...bill } };
+}
+
+export function billPayment(ctx: EntryContext, entry: Fields): Outcome<BillReceipt> {
+  const { state, company, pointer } = ctx;
+  const sequence = str(entry, 'SequenceNumber');
+  if (state.sequenceUsed(company, sequence)) return reject(REJECTIONS.duplicate(), `${pointer}/SequenceNumber`, 'a SequenceNumber not used by an accepted payment', JSON.stringify(sequence));
+  const account = str(entry, 'BillAccountID');
+  const bill = state.bill(company, str(entry, 'BillerId'), account);
+  if (!bill) return reject(REJECTIONS.notFound('Bill'), `${pointer}/BillAccountID`, 'an existing bill account', JSON.stringify(account));
+  const snapshot = (): BillReceipt => ({ bill: { ...bill }, paidCents: 0, paymentRefNumber: '', sadadRqUid: '', bankReference: '', sadadReference: '' });
+  if (bill.expired) return reject(REJECTIONS.expired('Bill'), `${pointer}/BillAccountID`, 'a bill that has not expired', `expired on ${bill.expiryDate}`, snapshot());
+  if (bill.dueCents === 0) return reject(REJECTIONS.alreadyPaid('Bill'), `${pointer}/BillAccountID`, 'a bill with an amount due', 'AmountDue 0', snapshot());
+  const amount = entry.Amount as number;
+  const exact = entry.PayExactDue === true;
+  const cents = toCents(amount);
+  const due = money(bill.dueCents);
+  const amountAt = `${pointer}/Amount`;
+  const amountRejection = (why: string, expected: string) => reject(REJECTIONS.amountNotAllowed(why), amountAt, expected, String(amount), snapshot());
+  if (cents === null) return amountRejection('a positive amount with at most two decimals', 'an amount with at most two decimals');
+  if (cents <= 0) return amountRejection('must be positive', `0 < Amount <= ${due}`);
+  if (exact && cents !== bill.dueCents) return amountRejection('PayExactDue requires the exact due amount', `exactly ${due}`);
+  if (cents > bill.dueCents) return amountRejection('over-payment', `at most ${due}`);
+  if (bill.exactOnly && cents !== bill.dueCents) return amountRejection('exact due amount required', `exactly ${due}`);
+  state.payBill(company, bill, cents, sequence);
+  return { ok: true, value: { ...receipt(state, cents), bill: { ...bill } } };
+}
+
+const feeKeyOf = (entry: Fields) => [str(entry, 'BillerID', 'BillerId'), str(entry, 'ID'), str(entry, 'RequestType')] as const;
+
+export function moiEnquiry(ctx: EntryContext, entry: Fields): Outcome<FeeSubject> {
+  const [billerId, id, requestType] = feeKeyOf(entry);
+  const fee = ctx.state.fee(ctx.company, billerId, id, requestType);
+  if (!fee) return reject(REJECTIONS.notFound('Fee subject'), `${ctx.pointer}/ID`, 'an existing fee subject', JSON.stringify(id));
+  if (fee.expired) return reject(REJECTIONS.expired('Fee'), `${ctx.pointer}/ID`, 'a fee that has not expired', 'expired', { ...fee });
+  return { ok: true, value: { ...fee } };
+}
+
+export function moiPayment(ctx: EntryContext, entry: Fields): Outcome<FeeReceipt> {
+  const { state, company, pointer } = ctx;
+  const sequence = str(entry, 'SequenceNumber');
+  if (state.sequenceUsed(company, sequence)) return reject(REJECTIONS.duplicate(), `${pointer}/SequenceNumber`, 'a SequenceNumber not used by an accepted payment', JSON.stringify(sequence));
+  const [billerId, id, requestType] = feeKeyOf(entry);
+  const fee = state.fee(company, billerId, id, requestType);
+  if (!fee) return reject(REJECTIONS.notFound('Fee subject'), `${pointer}/ID`, 'an existing fee subject', JSON.stringify(id));
+  const snapshot = (): FeeReceipt => ({ fee: { ...fee }, paidCents: 0, paymentRefNumber: '', sadadRqUid: '', bankReference: '', sadadReference: '' });
+  if (fee.expired) return reject(REJECTIONS.expired('Fee'), `${pointer}/ID`, 'a fee that has not expired', 'expired', snapshot());
+  if (fee.dueCents === 0) return reject(REJECTIONS.alreadyPaid('Fee'), `${pointer}/ID`, 'a fee with an amount due', 'DueAmount 0', snapshot());
+  const reference = str(entry, 'FeeReferenceId');
+  if (reference !== fee.feeReferenceId) {
+    return reject(REJECTIONS.feeMismatch('FeeReferenceId differs from the enquiry'), `${pointer}/FeeReferenceId`, `the enquiry's FeeReferenceId ${fee.feeReferenceId}`, JSON.stringify(reference), snapshot());
+  }
+  const amount = entry.DueAmount as number;
+  const cents = toCents(amount);
+  if (cents !== fee.dueCents) {
+    return reject(REJECTIONS.feeMismatch('DueAmount differs from the amount due'), `${pointer}/DueAmount`, `the enquiry's DueAmount ${money(fee.dueCents)}`, String(amount), snapshot());
+  }
+  state.payFee(company, fee, cents, sequence);
+  return { ok: true, value: { ...receipt(state, cents), fee: { ...fee } } };
+}

@@ -1,0 +1,178 @@
+/**
+ * The fastify application: one POST route per catalogue operation, the token endpoint, and the
+ * robustness edges (malformed JSON, wrong content type, oversized body, unknown path, other
+ * methods), each answered with a 4xx and the error body; nothing a client sends yields a 5xx.
+ *
+ * Life of an API call: onRequest authenticates the headers (401) -> the body is parsed (413, 415,
+ * 400 malformed) -> preValidation verifies the signature (401), then counts the call against the
+ * rate limit (429) -> the handler validates against the contract (400 or in-band) and applies the
+ * business rules to each entry in order (422/409 or in-band).
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { operations, tagsOf, type Operation, type OperationId } from '../contract/catalogue.js';
+import type { Fields } from '../contract/message.js';
+import { validateRequest, type Finding } from '../contract/validator.js';
+import { Authenticator } from './auth.js';
+import { Defects } from './defects.js';
+import { errorBody, malformed, MockError, REJECTIONS, type Rejection } from './errors.js';
+import type { MockOptions } from './options.js';
+import { rateLimitFor, registerRateLimiter } from './rate-limit.js';
+import { failedEntries, renderResponse, type ItemResult } from './responses.js';
+import { billEnquiry, billPayment, moiEnquiry, moiPayment, type EntryContext, type Outcome } from './rules.js';
+import { MockState } from './state.js';
+import { registerTokenEndpoint, TokenIssuer } from './token.js';
+
+/** 1 MiB: generous for these messages, small enough that a flood of bodies cannot exhaust memory. */
+export const BODY_LIMIT = 1024 * 1024;
+const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    correlationId: string;
+  }
+}
+
+const RULES: Record<OperationId, (ctx: EntryContext, entry: Fields) => Outcome<unknown>> = {
+  'bill-enquiry': billEnquiry,
+  'bill-payment': billPayment,
+  'moi-enquiry': moiEnquiry,
+  'moi-payment': moiPayment,
+};
+
+const isRecord = (v: unknown): v is Fields => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+interface LocatedItem { request: Fields; entries: Fields[]; pointer: string }
+
+/**
+ * The request's items and entries when the body has the envelope's structure down to the entries,
+ * even if fields inside are wrong; null when there is nothing to answer entry by entry.
+ */
+function locateItems(op: Operation, body: unknown, tagPrefix: string): LocatedItem[] | null {
+  const { requestRoot, listTag } = tagsOf(op, tagPrefix);
+  if (!isRecord(body) || !isRecord(body.Message) || !isRecord(body.Message[requestRoot])) return null;
+  const list = body.Message[requestRoot][listTag];
+  if (!Array.isArray(list) || list.length === 0) return null;
+  const items: LocatedItem[] = [];
+  for (const [i, item] of list.entries()) {
+    if (!isRecord(item) || !Array.isArray(item.TransactionData) || item.TransactionData.length === 0) return null;
+    if (!item.TransactionData.every(isRecord)) return null;
+    items.push({ request: item, entries: item.TransactionData as Fields[], pointer: `/Message/${requestRoot}/${listTag}/${i}` });
+  }
+  return items;
+}
+
+const detailsOf = (findings: Finding[]) => findings.map(({ pointer, expected, found }) => ({ pointer, expected, found }));
+
+/** The validation rejection of one entry, naming the findings inside it (or all, if none is). */
+function validationRejection(findings: Finding[], entryPointer: string): Rejection {
+  const own = findings.filter((f) => f.pointer === entryPointer || f.pointer.startsWith(`${entryPointer}/`));
+  const named = (own.length > 0 ? own : findings).slice(0, 5);
+  const base = REJECTIONS.validation();
+  return { ...base, message: `${base.message}: ${named.map((f) => `${f.pointer} expected ${f.expected}, found ${f.found}`).join('; ')}` };
+}
+
+function toMockError(err: FastifyError | MockError | Error): MockError {
+  if (err instanceof MockError) return err;
+  const e = err as FastifyError;
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return new MockError(413, 'MW-413', `Request body larger than ${BODY_LIMIT} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return new MockError(415, 'MW-415', 'Unsupported media type: send Content-Type application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY': return malformed('empty body');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH': return malformed('Content-Length does not match the body');
+  }
+  if (err instanceof SyntaxError || e.statusCode === 400) return malformed('not valid JSON');
+  const status = e.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new MockError(status, `MW-${status}`, e.message);
+  return new MockError(500, 'MW-500', 'Internal error of the mock');
+}
+
+export interface MockServer {
+  app: FastifyInstance;
+  state: MockState;
+  tokens: TokenIssuer;
+}
+
+export async function buildMockServer(options: MockOptions): Promise<MockServer> {
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true });
+  const state = new MockState();
+  const tokens = new TokenIssuer(options.tokenLifetimeSeconds);
+  // Each place that can misbehave on purpose gets the defects and asks `defects.has(name)` there.
+  const defects = new Defects(options.defects);
+  const auth = new Authenticator(options, tokens, defects);
+
+  // Only JSON is a request body here; `__proto__` and `constructor.prototype` keys are dropped while parsing.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, app.getDefaultJsonParser('remove', 'remove'));
+
+  app.decorateRequest('correlationId', '');
+  app.addHook('onRequest', async (req, reply) => {
+    req.correlationId = randomUUID();
+    reply.header('x-correlation-id', req.correlationId);
+  });
+
+  app.setErrorHandler((err: FastifyError | MockError, req, reply) => {
+    const mock = toMockError(err);
+    for (const [k, v] of Object.entries(mock.headers)) reply.header(k, v);
+    reply.code(mock.statusCode).type('application/json; charset=utf-8').send(errorBody(mock, req.correlationId || randomUUID()));
+  });
+  app.setNotFoundHandler((req) => {
+    throw new MockError(404, 'MW-404', `No operation at ${req.method} ${(req.url.split('?')[0] ?? '').slice(0, 200)}`);
+  });
+
+  const methodNotAllowed = (req: FastifyRequest, reply: FastifyReply) => {
+    reply.header('allow', 'POST');
+    throw new MockError(405, 'MW-405', `Method ${req.method} not allowed: use POST`);
+  };
+
+  await registerRateLimiter(app);
+  registerTokenEndpoint(app, options, tokens, methodNotAllowed);
+
+  for (const op of operations) {
+    app.route({
+      method: 'POST',
+      url: op.path,
+      config: { rateLimit: rateLimitFor(op, options) },
+      onRequest: async (req) => auth.checkHeaders(op, req.headers),
+      preValidation: async (req) => auth.checkSignature(req.body, req.headers),
+      // No await from here on: a payment's duplicate check and its debit happen in one tick.
+      handler: async (req, reply) => reply.code(200).send(answer(op, req)),
+    });
+    app.route({ method: [...OTHER_METHODS], url: op.path, handler: methodNotAllowed });
+  }
+
+  function answer(op: Operation, req: FastifyRequest): Fields {
+    const company = String(req.headers.companyid);
+    const items = locateItems(op, req.body, options.tagPrefix);
+    const render = (results: ItemResult[]) =>
+      renderResponse(op, results, { style: options.style, tagPrefix: options.tagPrefix, defects, bankReferenceNumber: () => `BRN${state.nextReference()}` });
+
+    const { valid, findings } = validateRequest(op.id, req.body, options.tagPrefix);
+    if (!valid) {
+      if (options.errors === 'in-band' && items) {
+        return render(items.map((it) => ({
+          request: it.request,
+          entries: failedEntries(it.entries, (j) => validationRejection(findings, `${it.pointer}/TransactionData/${j}`)),
+        })));
+      }
+      throw new MockError(400, 'MW-400-VALIDATION', REJECTIONS.validation().message, detailsOf(findings));
+    }
+    if (!items) throw new MockError(400, 'MW-400-VALIDATION', REJECTIONS.validation().message); // valid implies located
+
+    const results: ItemResult[] = items.map((it) => ({
+      request: it.request,
+      entries: it.entries.map((request, j) => ({ request, outcome: RULES[op.id]({ state, company, defects, pointer: `${it.pointer}/TransactionData/${j}` }, request) })),
+    }));
+    const outcomes = results.flatMap((r) => r.entries.map((e) => e.outcome));
+    const failed = outcomes.filter((o): o is Extract<Outcome<unknown>, { ok: false }> => !o.ok);
+    // In http mode a request whose entries all failed is an HTTP error. Once any entry succeeded
+    // (a payment may have debited) the answer must carry it, so failures beside it go in-band.
+    if (options.errors === 'http' && failed.length > 0 && failed.length === outcomes.length) {
+      const first = failed[0]!.rejection;
+      throw new MockError(first.status, first.code, first.message, failed.flatMap((f) => (f.rejection.detail ? [f.rejection.detail] : [])));
+    }
+    return render(results);
+  }
+
+  return { app, state, tokens };
+}
