@@ -10,12 +10,16 @@ import { startCoordinator } from '../pacer/coordinator.js';
 import { reportsDir } from '../paths.js';
 import { limitsOf } from './runtime.js';
 import { loadTargetData } from '../config/target-data.js';
+import { loadBaseline } from './baseline.js';
+import { caseFilter } from './selection.js';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   let config;
   try {
     loadEnvFile();
     config = configFromEnv();
+    loadBaseline();
+    caseFilter();
   } catch (e) {
     if (e instanceof ConfigError) {
       console.error(`\nConfiguration error: ${e.message}\nNothing was sent. See .env.example and the configuration table in README.md.\n`);

@@ -9,6 +9,7 @@ import { requestEntries, type RequestBody } from '../../contract/message.js';
 import { summarize, type Exchange } from '../../client/exchange.js';
 import { uniqueId } from '../../generators/unique.js';
 import { defineCase, type CaseContext } from '../case.js';
+import { plannedLimit } from '../plan.js';
 import { billPayment, cents, enquireBills, enquireFees, feePayment, freshIds } from '../prepare.js';
 
 /** The same body with another payment's SequenceNumber in every entry. */
@@ -32,7 +33,7 @@ function duplicateAnswer(c: CaseContext, ex: Exchange, label: string): 'rejected
 const sections = ['1', '7', '8'];
 
 export function registerDuplicateCases(): void {
-  defineCase({ id: 'bill-payment.dup.replay', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true,
+  defineCase({ id: 'bill-payment.dup.replay', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 3 },
     expectation: 'replaying an accepted partial payment with its SequenceNumber is rejected or flagged, with no second debit (the same payment under a new SequenceNumber is accepted)' }, async (c) => {
     const [bill] = await enquireBills(c, await c.bills(1));
     const part = Math.max(0.01, Math.floor(bill!.due * 100 / 4) / 100);
@@ -49,6 +50,7 @@ export function registerDuplicateCases(): void {
 
   const otherSubject = (opId: 'bill-payment' | 'moi-payment') => defineCase({
     id: `${opId}.dup.other-${opId === 'bill-payment' ? 'bill' : 'fee'}`, family: 'duplicates', op: opId, sections, level: 'MUST', pays: true,
+    calls: opId === 'bill-payment' ? { 'bill-enquiry': 2, 'bill-payment': 3 } : { 'moi-enquiry': 2, 'moi-payment': 3 },
     expectation: `a payment of another ${opId === 'bill-payment' ? 'bill' : 'fee'} reusing an accepted payment's SequenceNumber is rejected or flagged and not debited; with a new SequenceNumber it is accepted`,
   }, async (c) => {
     const two = opId === 'bill-payment'
@@ -73,6 +75,7 @@ export function registerDuplicateCases(): void {
   otherSubject('moi-payment');
 
   defineCase({ id: 'bill-payment.dup.concurrent', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, slow: true,
+    calls: { 'bill-enquiry': 2, 'bill-payment': Math.min(20, plannedLimit('bill')) + 1 },
     expectation: 'identical payments sent at the same moment with one SequenceNumber debit the bill once' }, async (c) => {
     const n = Math.min(20, c.rt.limitOf('bill-payment'));
     const [bill] = await enquireBills(c, await c.bills(1));
@@ -93,6 +96,7 @@ export function registerDuplicateCases(): void {
   });
 
   defineCase({ id: 'moi-payment.dup.concurrent', family: 'duplicates', op: 'moi-payment', sections, level: 'MUST', pays: true, slow: true,
+    calls: { 'moi-enquiry': Math.ceil(Math.max(2, Math.min(20, plannedLimit('moi'))) / 3), 'moi-payment': 2 * Math.max(2, Math.min(20, plannedLimit('moi'))) - 1 },
     expectation: 'payments of different fees sent at the same moment with one SequenceNumber: exactly one is accepted; the others are accepted under new SequenceNumbers' }, async (c) => {
     const n = Math.max(2, Math.min(20, c.rt.limitOf('moi-payment')));
     const fees = [];

@@ -10,7 +10,7 @@ import { amount, billPayment, cents, enquireBills, enquireFees, feePayment } fro
 import { viewResponse } from '../outcome.js';
 
 export function registerFlowCases(): void {
-  defineCase({ id: 'bill-payment.flow.partial', family: 'flows', op: 'bill-payment', sections: ['2.2', '2.3', '4'], level: 'MUST', pays: true,
+  defineCase({ id: 'bill-payment.flow.partial', family: 'flows', op: 'bill-payment', sections: ['2.2', '2.3', '4'], level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 1 },
     expectation: 'after a partial payment (PayExactDue false) the enquiry shows AmountDue lower by exactly the amount paid' }, async (c) => {
     const [before] = await enquireBills(c, await c.bills(1), 'enquiry before');
     const part = Math.max(0.01, Math.floor(before!.due * 100 / 3) / 100);
@@ -22,7 +22,7 @@ export function registerFlowCases(): void {
     if (cents(before!.due) - cents(after!.due) !== cents(part)) c.violated(`AmountDue went from ${before!.due} to ${after!.due} after paying ${part}`);
   });
 
-  defineCase({ id: 'bill-payment.flow.exact', family: 'flows', op: 'bill-payment', sections: ['2.2', '2.3', '4'], level: 'MUST', pays: true,
+  defineCase({ id: 'bill-payment.flow.exact', family: 'flows', op: 'bill-payment', sections: ['2.2', '2.3', '4'], level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 1 },
     expectation: 'after paying exactly the amount due (PayExactDue true) the enquiry shows nothing due' }, async (c) => {
     const [before] = await enquireBills(c, await c.bills(1), 'enquiry before');
     const ex = await c.send({ body: billPayment(c.gen, [before!]), label: `exact payment of ${before!.due}` });
@@ -35,7 +35,7 @@ export function registerFlowCases(): void {
     if (cents(after!.due) !== 0) c.violated(`AmountDue is ${after!.due} after paying the full ${before!.due}`);
   });
 
-  defineCase({ id: 'bill-payment.flow.exact-mismatch', family: 'flows', op: 'bill-payment', sections: ['2.3', '4'], level: 'SHOULD', pays: true,
+  defineCase({ id: 'bill-payment.flow.exact-mismatch', family: 'flows', op: 'bill-payment', sections: ['2.3', '4'], level: 'SHOULD', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 1 },
     expectation: 'PayExactDue true with an Amount other than the amount due is rejected, or pays exactly the amount due' }, async (c) => {
     const [before] = await enquireBills(c, await c.bills(1), 'enquiry before');
     const wrong = Math.max(0.01, Math.round((before!.due - 1) * 100) / 100);
@@ -51,7 +51,7 @@ export function registerFlowCases(): void {
     if (cents(after!.due) !== 0) c.violated(`accepted, and debited ${debited} of ${before!.due} due: neither a rejection nor the exact amount`);
   });
 
-  defineCase({ id: 'moi-payment.flow.pay', family: 'flows', op: 'moi-payment', sections: ['2.6', '2.7'], level: 'MUST', pays: true,
+  defineCase({ id: 'moi-payment.flow.pay', family: 'flows', op: 'moi-payment', sections: ['2.6', '2.7'], level: 'MUST', pays: true, calls: { 'moi-enquiry': 2, 'moi-payment': 1 },
     expectation: 'after paying a fee with the FeeReferenceId and DueAmount its enquiry gave, the enquiry shows nothing due' }, async (c) => {
     const [before] = await enquireFees(c, await c.fees(1), 'enquiry before');
     c.requireAccepted(await c.send({ body: feePayment(c.gen, [before!]), label: `payment of ${before!.due}` }), 'the fee payment');

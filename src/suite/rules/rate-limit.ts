@@ -7,6 +7,7 @@ import { operation, type OperationId } from '../../contract/catalogue.js';
 import { summarize } from '../../client/exchange.js';
 import type { RequestBody } from '../../contract/message.js';
 import { defineCase, type CaseContext } from '../case.js';
+import { plannedLimit } from '../plan.js';
 import { acceptableRequest, enquireBills, enquireFees, billPayment, feePayment } from '../prepare.js';
 
 /** `n` requests the target would accept, each a separate transaction (payments: separate subjects). */
@@ -28,7 +29,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function registerRateLimitCases(opId: OperationId): void {
   const op = operation(opId);
-  defineCase({ id: `${opId}.rate.limit`, family: 'rate-limit', op: opId, sections: ['4', '8'], level: 'MUST', slow: true, pays: op.kind === 'payment',
+  const n = plannedLimit(op.rateGroup) + 2;
+  const calls = opId === 'bill-payment' ? { [opId]: n, 'bill-enquiry': 1 } : opId === 'moi-payment' ? { [opId]: n, 'moi-enquiry': Math.ceil(n / 3) } : { [opId]: n };
+  defineCase({ id: `${opId}.rate.limit`, family: 'rate-limit', op: opId, sections: ['4', '8'], level: 'MUST', slow: true, pays: op.kind === 'payment', calls,
     expectation: 'in a fresh window the first <limit> calls are accepted, the next one is rejected, and after the window a call is accepted again' }, async (c) => {
     const limit = c.rt.limitOf(opId);
     const windowMs = c.config.rateWindowSeconds * 1000;

@@ -43,8 +43,10 @@ async function acceptedExchange(c: CaseContext): Promise<Accepted> {
 export function registerResponseCases(opId: OperationId): void {
   const op = operation(opId);
   const sec = op.sections.response;
+  // the accepted exchange is made once per worker, by whichever case comes first
+  const shared = op.kind === 'payment' ? { [opId]: 1, [opId === 'bill-payment' ? 'bill-enquiry' : 'moi-enquiry']: 1 } : { [opId]: 1 };
 
-  defineCase({ id: `${opId}.res.schema`, family: 'response-schema', op: opId, sections: [sec, '2.9'], level: 'MUST',
+  defineCase({ id: `${opId}.res.schema`, family: 'response-schema', op: opId, sections: [sec, '2.9'], level: 'MUST', calls: shared,
     expectation: `an accepted answer that meets the ${sec} response schema (lenient profile); strict-profile deviations are warnings` }, async (c) => {
     const { exchange } = await acceptedExchange(c);
     const lenient = validateResponse(opId, exchange.json, 'lenient', c.tagPrefix);
@@ -55,7 +57,7 @@ export function registerResponseCases(opId: OperationId): void {
     c.observe('response style', strict.valid ? 'table types' : 'sample types');
   });
 
-  defineCase({ id: `${opId}.res.MessageType`, family: 'message-type', op: opId, sections: [sec, '4'], level: 'MUST',
+  defineCase({ id: `${opId}.res.MessageType`, calls: {}, family: 'message-type', op: opId, sections: [sec, '4'], level: 'MUST',
     expectation: `MessageType ${op.transactionType}, equal to the request's TransactionType` }, async (c) => {
     const { exchange } = await acceptedExchange(c);
     const root = viewResponse(opId, exchange.json, c.tagPrefix).root;
@@ -63,7 +65,7 @@ export function registerResponseCases(opId: OperationId): void {
     if (root.MessageType !== op.transactionType) c.violated(`MessageType is ${describeValue(root.MessageType)}, expected "${op.transactionType}"`);
   });
 
-  defineCase({ id: `${opId}.res.echo`, family: 'echo', op: opId, sections: [sec], level: 'MUST',
+  defineCase({ id: `${opId}.res.echo`, calls: {}, family: 'echo', op: opId, sections: [sec], level: 'MUST',
     expectation: `the item echoes the request's identification fields${op.responseSequenceField ? ` and each entry echoes its SequenceNumber as ${op.responseSequenceField}` : ''}` }, async (c) => {
     const { exchange, request } = await acceptedExchange(c);
     const view = viewResponse(opId, exchange.json, c.tagPrefix);
@@ -79,7 +81,7 @@ export function registerResponseCases(opId: OperationId): void {
     }
   });
 
-  defineCase({ id: `${opId}.res.root-tag`, family: 'root-tag', op: opId, sections: ['2', sec], level: 'MUST',
+  defineCase({ id: `${opId}.res.root-tag`, calls: {}, family: 'root-tag', op: opId, sections: ['2', sec], level: 'MUST',
     expectation: `the root tag ${op.responseRoot} at the top level of the body, without a Message wrapper` }, async (c) => {
     const { exchange } = await acceptedExchange(c);
     const rootTag = tagsOf(op, c.tagPrefix).responseRoot;
@@ -90,7 +92,7 @@ export function registerResponseCases(opId: OperationId): void {
     else if (!(rootTag in body)) c.violated(`no ${rootTag} at the top level; top-level keys: ${JSON.stringify(Object.keys(body))}`);
   });
 
-  defineCase({ id: `${opId}.res.lists`, family: 'lists', op: opId, sections: ['2', sec], level: 'MUST',
+  defineCase({ id: `${opId}.res.lists`, calls: {}, family: 'lists', op: opId, sections: ['2', sec], level: 'MUST',
     expectation: 'every list the tables mark (items, TransactionData, fee lists) is a JSON array' }, async (c) => {
     const { exchange } = await acceptedExchange(c);
     for (const row of messageTable(opId, 'response').fields.filter((f) => f.array)) {
@@ -100,7 +102,7 @@ export function registerResponseCases(opId: OperationId): void {
     }
   });
 
-  defineCase({ id: `${opId}.res.formats`, family: 'formats', op: opId, sections: ['2', sec], level: 'MUST',
+  defineCase({ id: `${opId}.res.formats`, calls: {}, family: 'formats', op: opId, sections: ['2', sec], level: 'MUST',
     expectation: 'TimeStamp as YYYY-MM-DDTHH:MM:SS (no zone) and every date as YYYYMMDD' }, async (c) => {
     const { exchange } = await acceptedExchange(c);
     let checked = 0;
