@@ -1,0 +1,121 @@
+/** A small client of the mock for its own tests: the spec's headers, JSON in and out. */
+import { operation, tagsOf, type OperationId } from '../../src/contract/catalogue.js';
+import { referenceIdHeader, specTimestamp } from '../../src/contract/headers.js';
+import type { Fields } from '../../src/contract/message.js';
+import { shortUniqueId } from '../../src/generators/unique.js';
+import { RequestGenerator, type BillSubject, type BuildOptions, type MoiSubject } from '../../src/generators/requests.js';
+import { startMock, type MockOptions, type RunningMock } from '../../src/mock/index.js';
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** Options for tests that are not about rate limits: budgets no test reaches. */
+export const UNLIMITED: Partial<MockOptions> = { rateLimits: { bill: 100_000, moi: 100_000 } };
+
+export async function withMock<T>(options: Partial<MockOptions>, use: (c: MockClient) => Promise<T>): Promise<T> {
+  const mock = await startMock({ port: 0, ...options });
+  try {
+    return await use(new MockClient(mock));
+  } finally {
+    await mock.close();
+  }
+}
+
+export class MockClient {
+  readonly gen: RequestGenerator;
+
+  constructor(readonly mock: RunningMock, seed = 11) {
+    this.gen = new RequestGenerator({ seed, tagPrefix: mock.options.tagPrefix });
+  }
+
+  get options(): MockOptions {
+    return this.mock.options;
+  }
+
+  headers(opId: OperationId): Record<string, string> {
+    const o = this.mock.options;
+    void opId;
+    return {
+      'Content-Type': 'application/json',
+      Authorization: `Bearer ${o.accessToken}`,
+      CompanyId: o.companyId,
+      [referenceIdHeader(o.headerPrefix)]: shortUniqueId(16),
+      DateTimeStamp: specTimestamp(),
+      Device: 'Web',
+    };
+  }
+
+  /** POSTs a body to the operation; `headers` entries set to undefined are left out. */
+  async post(opId: OperationId, body: unknown, opts: { headers?: Record<string, string | undefined>; raw?: string | Buffer; method?: string; path?: string } = {}): Promise<Answer> {
+    const merged: Record<string, string | undefined> = { ...this.headers(opId), ...opts.headers };
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(merged)) if (v !== undefined) headers[k] = v;
+    const res = await fetch(`${this.mock.url}${opts.path ?? operation(opId).path}`, {
+      method: opts.method ?? 'POST',
+      headers,
+      // bytes, not a string: fetch would add a text/plain Content-Type to a string body
+      body: opts.method === 'GET' || opts.method === 'HEAD' ? undefined : Buffer.from(opts.raw ?? JSON.stringify(body)),
+    });
+    const text = await res.text();
+    let json: unknown = text;
+    try { json = text === '' ? undefined : JSON.parse(text); } catch { /* keep the text */ }
+    return { status: res.status, headers: res.headers, body: json };
+  }
+
+  build(opId: OperationId, options: BuildOptions = {}) {
+    return this.gen.build(opId, options);
+  }
+
+  /** The response's items (list tag under the root). */
+  items(opId: OperationId, answer: Answer): Fields[] {
+    const { responseRoot, listTag } = tagsOf(operation(opId), this.mock.options.tagPrefix);
+    return answer.body?.[responseRoot]?.[listTag] ?? [];
+  }
+
+  entries(opId: OperationId, answer: Answer): Fields[] {
+    return (this.items(opId, answer)[0]?.TransactionData as Fields[] | undefined) ?? [];
+  }
+
+  async enquireBill(subject: Pick<BillSubject, 'BillerId' | 'AccountNumber'> & Partial<BillSubject>): Promise<Fields> {
+    const a = await this.post('bill-enquiry', this.build('bill-enquiry', { entry: { BillerId: subject.BillerId, AccountNumber: subject.AccountNumber } }));
+    if (a.status !== 200) throw new Error(`bill enquiry: HTTP ${a.status} ${JSON.stringify(a.body)}`);
+    return this.entries('bill-enquiry', a)[0]!;
+  }
+
+  /** A bill payment body for a subject; Amount and PayExactDue as given. */
+  billPayment(subject: { BillerId: string; AccountNumber: string }, amount: number, exact: boolean, entry: Fields = {}) {
+    return this.build('bill-payment', { entry: { BillerId: subject.BillerId, BillAccountID: subject.AccountNumber, Amount: amount, PayExactDue: exact, ...entry } });
+  }
+
+  async enquireFee(subject: Pick<MoiSubject, 'BillerID' | 'ID' | 'RequestType'>): Promise<Answer> {
+    return this.post('moi-enquiry', this.build('moi-enquiry', { entry: { BillerID: subject.BillerID, ID: subject.ID, POINum: subject.ID, RequestType: subject.RequestType } }));
+  }
+
+  /** An MOI payment body repeating what an enquiry entry gave. */
+  feePayment(subject: Pick<MoiSubject, 'BillerID' | 'ID' | 'RequestType'>, enquiryEntry: Fields, entry: Fields = {}) {
+    return this.build('moi-payment', {
+      entry: {
+        BillerID: subject.BillerID, ID: subject.ID, NationalID: subject.ID, RequestType: subject.RequestType,
+        FeeReferenceId: String(enquiryEntry.FeeReferenceId), GroupPayId: String(enquiryEntry.GroupPayId),
+        SADADReferenceId: String(enquiryEntry.SadadReferenceId), DueAmount: Number(enquiryEntry.DueAmount), ...entry,
+      },
+    });
+  }
+}
+
+/** An account number of an ordinary bill, unique per call, not ending in a magic suffix. */
+let accounts = 0;
+export function freshAccount(suffix = ''): string {
+  accounts += 1;
+  const base = `7${String(Date.now() % 1e7).padStart(7, '0')}${String(process.pid % 1000).padStart(3, '0')}${String(accounts).padStart(4, '0')}`;
+  const tail = suffix === '' ? base.slice(-4).replace(/^9/, '8') : suffix;
+  return `${base.slice(0, -4)}${tail}`;
+}
+
+/** A 10-digit ID of an ordinary fee subject, unique per call. */
+export function freshId(suffix = ''): string {
+  return freshAccount(suffix).slice(-10).replace(/^./, '2');
+}
