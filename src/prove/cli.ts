@@ -1,0 +1,103 @@
+/**
+ * `npm run prove`: the suite is worth what it catches. Runs it against the conformant mock in both
+ * styles and both error forms (no FAIL, no ERROR allowed: those are false alarms) and against
+ * every defect of the mock's catalogue (each must FAIL in a case of the defect's rule family).
+ * Prints a table and `detected N/M defects, false alarms K`; exits non-zero unless N = M and K = 0.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFECT_CATALOGUE } from '../mock/defects.js';
+import { reportsDir } from '../paths.js';
+import { caseResults, runSuite, type CaseResult } from './run-suite.js';
+
+const { values } = parseArgs({
+  options: {
+    concurrency: { type: 'string', default: process.env.PROVE_CONCURRENCY ?? '3' },
+    only: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const concurrency = Math.max(1, Number(values.concurrency) || 3);
+const only = values.only?.split(',').map((s) => s.trim());
+
+interface Job { name: string; kind: 'conformant' | 'defect'; env: Record<string, string>; family?: string }
+
+// Runs not about rate limits get generous limits: they are about shapes and rules, and finish faster.
+const FAST = { MOCK_RATE_LIMIT_BILL: '60', MOCK_RATE_LIMIT_MOI: '60' };
+const jobs: Job[] = [
+  { name: 'conformant: sample style, HTTP errors', kind: 'conformant', env: { MOCK_STYLE: 'sample', MOCK_ERRORS: 'http' } },
+  { name: 'conformant: table style, HTTP errors', kind: 'conformant', env: { MOCK_STYLE: 'table', MOCK_ERRORS: 'http' } },
+  { name: 'conformant: sample style, in-band errors', kind: 'conformant', env: { MOCK_STYLE: 'sample', MOCK_ERRORS: 'in-band' } },
+  { name: 'conformant: table style, in-band errors', kind: 'conformant', env: { MOCK_STYLE: 'table', MOCK_ERRORS: 'in-band' } },
+  ...DEFECT_CATALOGUE.map((d): Job => ({
+    name: d.name, kind: 'defect', family: d.family,
+    env: { ...(d.family === 'rate-limit' ? {} : FAST), ...d.mockEnv, MOCK_DEFECTS: d.name },
+  })),
+].filter((j) => !only || only.includes(j.name) || (j.kind === 'conformant' && only.includes('conformant')));
+
+interface Outcome { job: Job; failing: CaseResult[]; errors: CaseResult[]; cases: number; seconds: number; note?: string }
+
+async function runJob(job: Job): Promise<Outcome> {
+  const dir = mkdtempSync(join(tmpdir(), 'sadad-prove-'));
+  const run = await runSuite({ SADAD_SEED: '20261121', SADAD_WORKERS: '3', ...job.env }, { dir, timeoutMs: 8 * 60_000 });
+  const results = caseResults(run);
+  if (!values.keep) rmSync(dir, { recursive: true, force: true });
+  const outcome: Outcome = {
+    job, cases: results.length, seconds: Math.round(run.durationMs / 1000),
+    failing: results.filter((r) => r.verdict === 'FAIL'), errors: results.filter((r) => r.verdict === 'ERROR'),
+  };
+  if (run.timedOut) outcome.note = 'timed out';
+  else if (!results.length) outcome.note = `no case ran: ${run.output.trim().split('\n').slice(-3).join(' | ')}`;
+  const line = job.kind === 'conformant'
+    ? `${job.name}: ${outcome.failing.length} FAIL, ${outcome.errors.length} ERROR of ${outcome.cases} cases (${outcome.seconds} s)`
+    : `${job.name}: ${detected(outcome).length ? 'detected' : 'MISSED'} (${outcome.seconds} s)`;
+  console.log(`  done  ${line}`);
+  return outcome;
+}
+
+const detected = (o: Outcome) => o.failing.filter((r) => r.family === o.job.family);
+
+async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
+    while (next < items.length) { const i = next++; out[i] = await fn(items[i]!); }
+  }));
+  return out;
+}
+
+const started = Date.now();
+console.log(`prove: ${jobs.length} suite runs (${jobs.filter((j) => j.kind === 'defect').length} defects), ${concurrency} at a time`);
+// the slow ones (real limits) first, so the pool ends evenly
+const ordered = [...jobs].sort((a, b) => Number(b.kind === 'conformant' || b.family === 'rate-limit') - Number(a.kind === 'conformant' || a.family === 'rate-limit'));
+const outcomes = await pool(ordered, concurrency, runJob);
+
+const conformant = outcomes.filter((o) => o.job.kind === 'conformant');
+const defects = outcomes.filter((o) => o.job.kind === 'defect').sort((a, b) => a.job.name.localeCompare(b.job.name));
+const falseAlarms = conformant.reduce((n, o) => n + o.failing.length + o.errors.length + (o.note ? 1 : 0), 0);
+const found = defects.filter((o) => detected(o).length);
+
+const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
+console.log('\nconformant runs (must have no FAIL and no ERROR):');
+for (const o of conformant) {
+  console.log(`  ${pad(o.job.name, 44)} ${o.failing.length} FAIL, ${o.errors.length} ERROR, ${o.cases} cases${o.note ? `, ${o.note}` : ''}`);
+  for (const r of [...o.failing, ...o.errors].slice(0, 5)) console.log(`      ${r.verdict} ${r.id}: ${r.notes.find((n) => n.verdict === r.verdict)?.text.slice(0, 160) ?? ''}`);
+}
+console.log(`\n${pad('defect', 32)} ${pad('family', 17)} ${pad('detected', 9)} by`);
+for (const o of defects) {
+  const by = detected(o).map((r) => r.id);
+  const other = o.failing.filter((r) => r.family !== o.job.family).length;
+  console.log(`${pad(o.job.name, 32)} ${pad(o.job.family!, 17)} ${pad(by.length ? 'yes' : 'NO', 9)} ${by.slice(0, 4).join(', ')}${by.length > 4 ? ` (+${by.length - 4})` : ''}${other ? `; ${other} other FAIL` : ''}${o.errors.length ? `; ${o.errors.length} ERROR` : ''}${o.note ? `; ${o.note}` : ''}`);
+}
+const seconds = Math.round((Date.now() - started) / 1000);
+mkdirSync(reportsDir(), { recursive: true });
+writeFileSync(join(reportsDir(), 'prove.json'), JSON.stringify({
+  seconds, detected: found.length, defects: defects.length, falseAlarms,
+  conformant: conformant.map((o) => ({ run: o.job.name, fail: o.failing.map((r) => r.id), error: o.errors.map((r) => r.id), cases: o.cases, note: o.note })),
+  results: defects.map((o) => ({ defect: o.job.name, family: o.job.family, detectedBy: detected(o).map((r) => r.id), otherFailures: o.failing.filter((r) => r.family !== o.job.family).map((r) => r.id), errors: o.errors.map((r) => r.id), note: o.note })),
+}, null, 2));
+console.log(`\nwall time ${seconds} s; details in ${join(reportsDir(), 'prove.json')}`);
+console.log(`detected ${found.length}/${defects.length} defects, false alarms ${falseAlarms}`);
+process.exit(found.length === defects.length && falseAlarms === 0 ? 0 : 1);

@@ -1,0 +1,46 @@
+/** Runs the conformance suite (`playwright test`, top-level config) in a child process, into its own folder. */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../paths.js';
+
+export interface SuiteRun { code: number | null; output: string; reportsDir: string; resultsDir: string; durationMs: number; timedOut: boolean }
+
+export interface RunOptions { args?: string[]; dir?: string; timeoutMs?: number }
+
+export function runSuite(env: Record<string, string>, options: RunOptions = {}): Promise<SuiteRun> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sadad-suite-'));
+  const reportsDir = join(dir, 'reports');
+  const resultsDir = join(dir, 'test-results');
+  const started = Date.now();
+  // a clean environment: only what the caller says, plus what Node needs to run
+  const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, CI: '1', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env') };
+  return new Promise((resolve) => {
+    const child = spawn(join(ROOT, 'node_modules/.bin/playwright'), ['test', '-c', join(ROOT, 'playwright.config.ts'), '--reporter=line,html,junit', ...(options.args ?? [])], {
+      cwd: ROOT, detached: true,
+      env: { ...base, SADAD_REPORTS_DIR: reportsDir, SADAD_RESULTS_DIR: resultsDir, PLAYWRIGHT_HTML_OUTPUT_DIR: join(reportsDir, 'html'), PLAYWRIGHT_JUNIT_OUTPUT_NAME: join(reportsDir, 'junit.xml'), ...env },
+    });
+    let output = '';
+    let timedOut = false;
+    const timer = options.timeoutMs ? setTimeout(() => { timedOut = true; try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, options.timeoutMs) : undefined;
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, output, reportsDir, resultsDir, durationMs: Date.now() - started, timedOut }); });
+  });
+}
+
+/** `N passed`, `N failed`, `N skipped` from Playwright's closing lines. */
+export function counts(output: string): { passed: number; failed: number; skipped: number } {
+  const n = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(output)?.[1] ?? 0);
+  return { passed: n('passed'), failed: n('failed'), skipped: n('skipped') };
+}
+
+export interface CaseResult { id: string; verdict: string; family: string; op: string; notes: { verdict: string; text: string }[] }
+
+/** Every case's verdict, from reports/evidence of a finished run. */
+export function caseResults(run: SuiteRun): CaseResult[] {
+  const dir = join(run.reportsDir, 'evidence');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as CaseResult);
+}
