@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   console.log(`listening on ${mock.url}`);
   const o = mock.options;
   console.log(`style ${o.style}, errors ${o.errors}, rate limits bill ${o.rateLimits.bill} / moi ${o.rateLimits.moi} per ${o.rateWindowSeconds} s, signature ${o.signaturePublicKeyPem ? 'required' : 'not required'}`);
+  if (o.defects.length > 0) console.log(`DEFECTS INJECTED (not a faithful mock): ${o.defects.join(', ')}`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -10,7 +10,7 @@ export { BILL_AMOUNT_RANGE, BILL_MAGIC, BILL_STATUS, MAGIC_VALUES, MOI_MAGIC, MO
 export { SIGNATURE_HEADER } from './auth.js';
 export { TOKEN_PATH } from './token.js';
 export { BODY_LIMIT, buildMockServer } from './server.js';
-export { KNOWN_DEFECTS, type DefectName } from './defects.js';
+export { DEFECT_CATALOGUE, DEFECT_FAMILIES, KNOWN_DEFECTS, type Defect, type DefectFamily, type DefectName, type DefectSpec } from './defects.js';
 export type { ErrorBody, ErrorDetail } from './errors.js';
 
 export interface RunningMock {

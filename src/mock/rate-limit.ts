@@ -10,6 +10,7 @@ import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Operation } from '../contract/catalogue.js';
 import { MockError } from './errors.js';
+import type { Defects } from './defects.js';
 import type { MockOptions } from './options.js';
 
 export async function registerRateLimiter(app: FastifyInstance): Promise<void> {
@@ -17,18 +18,43 @@ export async function registerRateLimiter(app: FastifyInstance): Promise<void> {
   await app.register(rateLimit, { global: false, hook: 'preValidation' });
 }
 
-const companyOf = (req: FastifyRequest) => String(req.headers.companyid ?? '');
+/** The company a call is attributed to (set by authentication, which runs first). */
+const companyOf = (req: FastifyRequest) => req.company || String(req.headers.companyid ?? '');
 
-/** Route config of one operation; the plugin gives each route its own store. */
-export function rateLimitFor(op: Operation, options: MockOptions): RateLimitOptions {
-  const max = options.rateLimits[op.rateGroup];
-  return {
+/** How long `rate-limit-no-reset` keeps an exceeded budget blocked, in windows (bounded, so a run recovers). */
+export const NO_RESET_WINDOWS = 10;
+
+/**
+ * Route config of one operation; the plugin gives each route its own store. The rate-limit defects
+ * bend it here: the budget one more or one less than the limit, no limit at all, or a window that
+ * is not reset once exceeded.
+ */
+export function rateLimitFor(op: Operation, options: MockOptions, defects: Defects): RateLimitOptions | false {
+  if (defects.on('rate-limit-off', op.id)) return false;
+  const limit = options.rateLimits[op.rateGroup];
+  let max = limit;
+  if (defects.on('rate-limit-one-extra', op.id)) max = limit + 1;
+  if (defects.on('rate-limit-one-short', op.id)) max = Math.max(0, limit - 1);
+  const windowMs = Math.max(1, Math.round(options.rateWindowSeconds * 1000));
+  const config: RateLimitOptions = {
     max,
-    timeWindow: Math.max(1, Math.round(options.rateWindowSeconds * 1000)),
+    timeWindow: windowMs,
     hook: 'preValidation',
     keyGenerator: (req) => JSON.stringify([op.id, companyOf(req)]),
     // The plugin has already set Retry-After (whole seconds, rounded up, at least 1) and the
     // X-RateLimit-* headers on the reply when this runs.
-    errorResponseBuilder: () => new MockError(429, 'MW-429', `Rate limit exceeded: ${max} calls per ${options.rateWindowSeconds} s for ${op.title}`),
+    errorResponseBuilder: () => new MockError(429, 'MW-429', `Rate limit exceeded: ${limit} calls per ${options.rateWindowSeconds} s for ${op.title}`),
   };
+  if (defects.on('rate-limit-no-reset', op.id)) {
+    // Once a key is over its budget, its window stretches to NO_RESET_WINDOWS windows: the store
+    // then sees the window as still running and keeps counting instead of starting afresh.
+    const blockedUntil = new Map<string, number>();
+    config.onExceeded = (_req, key) => { if (!blockedUntil.has(key)) blockedUntil.set(key, Date.now() + NO_RESET_WINDOWS * windowMs); };
+    config.timeWindow = (_req, key) => {
+      const until = blockedUntil.get(key);
+      if (until !== undefined && until <= Date.now()) blockedUntil.delete(key);
+      return until !== undefined && until > Date.now() ? (NO_RESET_WINDOWS + 1) * windowMs : windowMs;
+    };
+  }
+  return config;
 }

@@ -11,7 +11,7 @@ import { isSpecTimestamp } from '../contract/formats.js';
 import { specDate, specTimestamp } from '../contract/headers.js';
 import type { Fields } from '../contract/message.js';
 import type { Defects } from './defects.js';
-import { statusDetailOf, type Rejection } from './errors.js';
+import { isoWithOffset, statusDetailOf, type Rejection } from './errors.js';
 import { MOI_PAID_STATUS_DETAIL, SUCCESS_STATUS_DETAIL } from './magic.js';
 import type { ResponseStyle } from './options.js';
 import type { BillReceipt, FeeReceipt, Outcome } from './rules.js';
@@ -29,9 +29,16 @@ function status(outcome: EntryOutcome, successDetail = SUCCESS_STATUS_DETAIL): {
   return outcome.ok ? { StatusCode: true, StatusDetail: successDetail } : { StatusCode: false, StatusDetail: statusDetailOf(outcome.rejection) };
 }
 
-function billEnquiryEntry(req: Fields, outcome: EntryOutcome): Fields {
+/** `YYYYMMDD`, or `YYYY-MM-DD` under `dates-with-dashes`. */
+function dateIn(ctx: RenderContext): (d: string) => string {
+  return ctx.defects.has('dates-with-dashes') ? (d) => d.replace(/^(\d{4})(\d{2})(\d{2})$/, '$1-$2-$3') : (d) => d;
+}
+
+function billEnquiryEntry(req: Fields, outcome: EntryOutcome, ctx: RenderContext): Fields {
   const bill = outcome.value as Bill | undefined;
+  const date = dateIn(ctx);
   const today = specDate();
+  const due = amount(bill?.dueCents ?? 0);
   return {
     SequenceNumber: echo(req.SequenceNumber),
     BillerID: echo(req.BillerId),
@@ -42,16 +49,16 @@ function billEnquiryEntry(req: Fields, outcome: EntryOutcome): Fields {
     BillNo: bill?.billNo ?? '',
     BillCategory: echo(req.BillCategory),
     BillCategoryType: bill?.categoryType ?? '',
-    AmountDue: amount(bill?.dueCents ?? 0),
+    AmountDue: ctx.style === 'table' && ctx.defects.has('table-style-amount-string') ? `${due.toFixed(2)} SAR` : due,
     BillPaid: bill ? (bill.dueCents === 0 ? 'Y' : bill.paidCents > 0 ? 'P' : 'N') : '',
     CustType: bill?.custType ?? '',
     BillStatus: bill?.status ?? '',
     Balance: amount(bill?.dueCents ?? 0),
-    PaidDate: bill?.paidDate ?? today,
-    OpenDate: bill?.openDate ?? today,
-    CloseDate: bill?.closeDate ?? today,
-    DueDate: bill?.dueDate ?? today,
-    ExpiryDate: bill?.expiryDate ?? today,
+    PaidDate: date(bill?.paidDate ?? today),
+    OpenDate: date(bill?.openDate ?? today),
+    CloseDate: date(bill?.closeDate ?? today),
+    DueDate: date(bill?.dueDate ?? today),
+    ExpiryDate: date(bill?.expiryDate ?? today),
     ...status(outcome),
   };
 }
@@ -76,7 +83,7 @@ function billPaymentEntry(req: Fields, outcome: EntryOutcome): Fields {
 const feeDetailsOf = (fee: FeeSubject | undefined) =>
   fee ? fee.fees.map((f) => ({ Fees: { FeeType: f.type, FeeAmount: amount(f.cents) } })) : [{ Fees: { FeeType: '', FeeAmount: 0 } }];
 
-function moiEnquiryEntry(req: Fields, outcome: EntryOutcome): Fields {
+function moiEnquiryEntry(req: Fields, outcome: EntryOutcome, ctx: RenderContext): Fields {
   const fee = outcome.value as FeeSubject | undefined;
   const paid = outcome.ok && fee !== undefined && fee.dueCents === 0;
   const s = status(outcome, paid ? MOI_PAID_STATUS_DETAIL : SUCCESS_STATUS_DETAIL);
@@ -86,7 +93,7 @@ function moiEnquiryEntry(req: Fields, outcome: EntryOutcome): Fields {
     GroupPayId: fee?.groupPayId ?? '',
     FeeReferenceId: fee?.feeReferenceId ?? '',
     SadadReferenceId: fee?.sadadReferenceId ?? '',
-    BeneficiaryName: fee?.beneficiaryName ?? '',
+    ...(ctx.defects.has('response-field-missing') ? {} : { BeneficiaryName: fee?.beneficiaryName ?? '' }),
     DueAmount: amount(fee?.dueCents ?? 0),
     PreviousAmount: amount(fee?.previousCents ?? 0),
     PmtIdType: 'SPTN',
@@ -96,14 +103,14 @@ function moiEnquiryEntry(req: Fields, outcome: EntryOutcome): Fields {
   };
 }
 
-function moiPaymentEntry(req: Fields, outcome: EntryOutcome): Fields {
+function moiPaymentEntry(req: Fields, outcome: EntryOutcome, ctx: RenderContext): Fields {
   const r = outcome.ok ? (outcome.value as FeeReceipt) : undefined;
   const fee = (outcome.value as FeeReceipt | undefined)?.fee;
   const s = status(outcome);
   return {
     PaymentRefNumber: r?.paymentRefNumber ?? '',
     SADADRqUID: r?.sadadRqUid ?? '',
-    SequenceNum: echo(req.SequenceNumber),
+    SequenceNum: ctx.defects.has('sequence-not-echoed') ? `S${ctx.reference()}` : echo(req.SequenceNumber),
     BankReference: r?.bankReference ?? '',
     SadadReference: r?.sadadReference ?? '',
     BillerID: echo(req.BillerID ?? req.BillerId),
@@ -122,25 +129,33 @@ function moiPaymentEntry(req: Fields, outcome: EntryOutcome): Fields {
   };
 }
 
-const ENTRY_BUILDERS: Record<OperationId, (req: Fields, outcome: EntryOutcome) => Fields> = {
+const ENTRY_BUILDERS: Record<OperationId, (req: Fields, outcome: EntryOutcome, ctx: RenderContext) => Fields> = {
   'bill-enquiry': billEnquiryEntry,
   'bill-payment': billPaymentEntry,
   'moi-enquiry': moiEnquiryEntry,
   'moi-payment': moiPaymentEntry,
 };
 
-function item(op: Operation, result: ItemResult, bankReferenceNumber: () => string): Fields {
+function item(op: Operation, result: ItemResult, ctx: RenderContext): Fields {
   const req = result.request;
-  const entries = result.entries.map((e) => ENTRY_BUILDERS[op.id](e.request, e.outcome));
+  const entries = result.entries.map((e) => ENTRY_BUILDERS[op.id](e.request, e.outcome, ctx));
+  if (entries.length >= 2 && ctx.defects.on('second-entry-sequence', op.id)) {
+    // the second entry echoes the first entry's number (or, should they be equal, another one)
+    const first = String(entries[0]!.SequenceNumber);
+    entries[1]!.SequenceNumber = entries[1]!.SequenceNumber === first ? `${first}0` : first;
+  }
+  if (ctx.defects.on('entries-reversed', op.id)) entries.reverse();
   const head: Fields = {
     BankCode: echo(req.BankCode),
     CompanyCode: echo(req.CompanyCode),
-    TransactionReferenceNumber: echo(req.TransactionReferenceNumber),
+    TransactionReferenceNumber: ctx.defects.on('reference-not-echoed', op.id) ? `T${ctx.reference()}` : echo(req.TransactionReferenceNumber),
     MessageDescription: echo(req.MessageDescription),
   };
-  if (op.kind === 'enquiry') return { ...head, Status: result.entries.every((e) => e.outcome.ok), TransactionData: entries };
+  // an XML-to-JSON habit: a list of one is answered as the element itself
+  const list: unknown = entries.length === 1 && ctx.defects.on('list-as-object', op.id) ? entries[0] : entries;
+  if (op.kind === 'enquiry') return { ...head, Status: result.entries.every((e) => e.outcome.ok), TransactionData: list };
   const accepted = result.entries.some((e) => e.outcome.ok);
-  return { ...head, AccountNumber: echo(req.AccountNumber), BankReferenceNumber: accepted ? bankReferenceNumber() : '', TransactionData: entries };
+  return { ...head, AccountNumber: echo(req.AccountNumber), BankReferenceNumber: accepted ? ctx.bankReferenceNumber() : '', TransactionData: list };
 }
 
 /** Field-table rows of the response keyed by their path below the list tag, e.g. `TransactionData[].PaidAmount`. */
@@ -183,13 +198,19 @@ export interface RenderContext {
   defects: Defects;
   /** A fresh bank reference for a payment request with at least one accepted entry. */
   bankReferenceNumber: () => string;
+  /** A fresh unique number (digits), for values a defect makes up instead of echoing. */
+  reference: () => string;
 }
 
 export function renderResponse(op: Operation, items: ItemResult[], ctx: RenderContext): Fields {
   const { responseRoot, listTag } = tagsOf(op, ctx.tagPrefix);
-  let list: unknown = items.map((r) => item(op, r, ctx.bankReferenceNumber));
+  let list: unknown = items.map((r) => item(op, r, ctx));
   if (ctx.style === 'sample') list = toSampleStyle(list, '', rowsOf(op));
-  return { [responseRoot]: { MessageType: op.transactionType, TimeStamp: specTimestamp(), [listTag]: list } };
+  const messageType = ctx.defects.on('message-type-wrong', op.id) ? 'SADADTRN' : op.transactionType;
+  // `timestamp-with-zone`: the local time with its offset, e.g. 2026-11-21T17:24:04+03:00
+  const timeStamp = ctx.defects.on('timestamp-with-zone', op.id) ? isoWithOffset().replace(/\.\d{3}(?=[+-])/, '') : specTimestamp();
+  const body = { [responseRoot]: { MessageType: messageType, TimeStamp: timeStamp, [listTag]: list } };
+  return ctx.defects.on('message-wrapper', op.id) ? { Message: body } : body;
 }
 
 /** Every entry failed with the same rejection (e.g. a request that failed validation), answered in-band. */

@@ -1,7 +1,7 @@
 /**
  * The business rules of each operation, applied to one schema-valid TransactionData entry at a
  * time. Synchronous from the duplicate check to the debit, so concurrent payments cannot both pass
- * the check (see state.ts).
+ * the check (see state.ts); the duplicate and flow defects bend them here.
  */
 import { randomUUID } from 'node:crypto';
 import type { Fields } from '../contract/message.js';
@@ -64,10 +64,39 @@ export function billEnquiry(ctx: EntryContext, entry: Fields): Outcome<Bill> {
   return { ok: true, value: { ...bill } };
 }
 
-export function billPayment(ctx: EntryContext, entry: Fields): Outcome<BillReceipt> {
+/** How long `duplicate-when-concurrent` yields between the duplicate check and the debit. */
+export const DUPLICATE_CHECK_GAP_MS = 15;
+
+const duplicate = (pointer: string, sequence: string) =>
+  reject<never>(REJECTIONS.duplicate(), `${pointer}/SequenceNumber`, 'a SequenceNumber not used by an accepted payment', JSON.stringify(sequence));
+
+/**
+ * A bill payment entry. Synchronous (no yield between the duplicate check and the debit), except
+ * under `duplicate-when-concurrent`, which reads the sequence numbers, awaits, then debits: a
+ * promise then, which the server awaits.
+ */
+export function billPayment(ctx: EntryContext, entry: Fields): Outcome<BillReceipt> | Promise<Outcome<BillReceipt>> {
   const { state, company, pointer } = ctx;
   const sequence = str(entry, 'SequenceNumber');
-  if (state.sequenceUsed(company, sequence)) return reject(REJECTIONS.duplicate(), `${pointer}/SequenceNumber`, 'a SequenceNumber not used by an accepted payment', JSON.stringify(sequence));
+  const used = state.sequenceUsed(company, sequence);
+  if (ctx.defects.has('duplicate-when-concurrent')) {
+    return new Promise((r) => setTimeout(r, DUPLICATE_CHECK_GAP_MS)).then(() => (used ? duplicate(pointer, sequence) : payBill(ctx, entry, sequence)));
+  }
+  if (used && !(ctx.defects.has('duplicate-when-partial') && isPartial(ctx, entry))) return duplicate(pointer, sequence);
+  return payBill(ctx, entry, sequence);
+}
+
+/** `duplicate-when-partial`: whether a replay pays less than the bill's whole due amount. */
+function isPartial(ctx: EntryContext, entry: Fields): boolean {
+  if (entry.PayExactDue === false) return true;
+  const bill = ctx.state.bill(ctx.company, str(entry, 'BillerId'), str(entry, 'BillAccountID'));
+  const cents = typeof entry.Amount === 'number' ? toCents(entry.Amount) : null;
+  return bill !== null && cents !== null && cents < bill.dueCents;
+}
+
+/** The rules after the duplicate check, and the debit. */
+function payBill(ctx: EntryContext, entry: Fields, sequence: string): Outcome<BillReceipt> {
+  const { state, company, pointer } = ctx;
   const account = str(entry, 'BillAccountID');
   const bill = state.bill(company, str(entry, 'BillerId'), account);
   if (!bill) return reject(REJECTIONS.notFound('Bill'), `${pointer}/BillAccountID`, 'an existing bill account', JSON.stringify(account));
@@ -85,7 +114,8 @@ export function billPayment(ctx: EntryContext, entry: Fields): Outcome<BillRecei
   if (exact && cents !== bill.dueCents) return amountRejection('PayExactDue requires the exact due amount', `exactly ${due}`);
   if (cents > bill.dueCents) return amountRejection('over-payment', `at most ${due}`);
   if (bill.exactOnly && cents !== bill.dueCents) return amountRejection('exact due amount required', `exactly ${due}`);
-  state.payBill(company, bill, cents, sequence);
+  if (ctx.defects.has('payment-without-effect')) state.recordSequence(company, sequence); // answered as paid, bill untouched
+  else state.payBill(company, bill, !exact && ctx.defects.has('partial-debits-full') ? bill.dueCents : cents, sequence);
   return { ok: true, value: { ...receipt(state, cents), bill: { ...bill } } };
 }
 
@@ -102,7 +132,7 @@ export function moiEnquiry(ctx: EntryContext, entry: Fields): Outcome<FeeSubject
 export function moiPayment(ctx: EntryContext, entry: Fields): Outcome<FeeReceipt> {
   const { state, company, pointer } = ctx;
   const sequence = str(entry, 'SequenceNumber');
-  if (state.sequenceUsed(company, sequence)) return reject(REJECTIONS.duplicate(), `${pointer}/SequenceNumber`, 'a SequenceNumber not used by an accepted payment', JSON.stringify(sequence));
+  if (state.sequenceUsed(company, sequence) && !ctx.defects.has('duplicate-moi-unchecked')) return duplicate(pointer, sequence);
   const [billerId, id, requestType] = feeKeyOf(entry);
   const fee = state.fee(company, billerId, id, requestType);
   if (!fee) return reject(REJECTIONS.notFound('Fee subject'), `${pointer}/ID`, 'an existing fee subject', JSON.stringify(id));
@@ -118,6 +148,7 @@ export function moiPayment(ctx: EntryContext, entry: Fields): Outcome<FeeReceipt
   if (cents !== fee.dueCents) {
     return reject(REJECTIONS.feeMismatch('DueAmount differs from the amount due'), `${pointer}/DueAmount`, `the enquiry's DueAmount ${money(fee.dueCents)}`, String(amount), snapshot());
   }
-  state.payFee(company, fee, cents, sequence);
+  if (ctx.defects.has('moi-payment-without-effect')) state.recordSequence(company, sequence); // answered as paid, fee still due
+  else state.payFee(company, fee, cents, sequence);
   return { ok: true, value: { ...receipt(state, cents), fee: { ...fee } } };
 }

@@ -1,7 +1,8 @@
 /**
  * The fastify application: one POST route per catalogue operation, the token endpoint, and the
  * robustness edges (malformed JSON, wrong content type, oversized body, unknown path, other
- * methods), each answered with a 4xx and the error body; nothing a client sends yields a 5xx.
+ * methods), each answered with a 4xx and the error body; nothing a client sends yields a 5xx
+ * (unless a robustness defect is injected, defects.ts).
  *
  * Life of an API call: onRequest authenticates the headers (401) -> the body is parsed (413, 415,
  * 400 malformed) -> preValidation verifies the signature (401), then counts the call against the
@@ -10,9 +11,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { operations, tagsOf, type Operation, type OperationId } from '../contract/catalogue.js';
+import { operation, operations, tagsOf, type Operation, type OperationId } from '../contract/catalogue.js';
 import type { Fields } from '../contract/message.js';
-import { validateRequest, type Finding } from '../contract/validator.js';
+import type { Finding } from '../contract/validator.js';
 import { Authenticator } from './auth.js';
 import { Defects } from './defects.js';
 import { errorBody, malformed, MockError, REJECTIONS, type Rejection } from './errors.js';
@@ -22,6 +23,7 @@ import { failedEntries, renderResponse, type ItemResult } from './responses.js';
 import { billEnquiry, billPayment, moiEnquiry, moiPayment, type EntryContext, type Outcome } from './rules.js';
 import { MockState } from './state.js';
 import { registerTokenEndpoint, TokenIssuer } from './token.js';
+import { validate } from './validation.js';
 
 /** 1 MiB: generous for these messages, small enough that a flood of bodies cannot exhaust memory. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -30,10 +32,13 @@ const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as co
 declare module 'fastify' {
   interface FastifyRequest {
     correlationId: string;
+    /** The company an API call is attributed to, set by authentication (its budget and its state). */
+    company: string;
   }
 }
 
-const RULES: Record<OperationId, (ctx: EntryContext, entry: Fields) => Outcome<unknown>> = {
+/** A rule answers at once; only a defect (`duplicate-when-concurrent`) makes it yield. */
+const RULES: Record<OperationId, (ctx: EntryContext, entry: Fields) => Outcome<unknown> | Promise<Outcome<unknown>>> = {
   'bill-enquiry': billEnquiry,
   'bill-payment': billPayment,
   'moi-enquiry': moiEnquiry,
@@ -72,12 +77,14 @@ function validationRejection(findings: Finding[], entryPointer: string): Rejecti
   return { ...base, message: `${base.message}: ${named.map((f) => `${f.pointer} expected ${f.expected}, found ${f.found}`).join('; ')}` };
 }
 
+const unsupportedMediaType = () => new MockError(415, 'MW-415', 'Unsupported media type: send Content-Type application/json');
+
 function toMockError(err: FastifyError | MockError | Error): MockError {
   if (err instanceof MockError) return err;
   const e = err as FastifyError;
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE': return new MockError(413, 'MW-413', `Request body larger than ${BODY_LIMIT} bytes`);
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return new MockError(415, 'MW-415', 'Unsupported media type: send Content-Type application/json');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return unsupportedMediaType();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY': return malformed('empty body');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH': return malformed('Content-Length does not match the body');
   }
@@ -86,6 +93,12 @@ function toMockError(err: FastifyError | MockError | Error): MockError {
   if (status >= 400 && status < 500) return new MockError(status, `MW-${status}`, e.message);
   return new MockError(500, 'MW-500', 'Internal error of the mock');
 }
+
+/** `proto-keys-500`: a body with a `__proto__` or `constructor` key anywhere. */
+const PROTOTYPE_KEY = /"(?:__proto__|constructor)"\s*:/;
+
+/** Operation paths, for the defects that bend one route's parsing or error answers. */
+const pathOf = (id: OperationId) => operation(id).path;
 
 export interface MockServer {
   app: FastifyInstance;
@@ -103,16 +116,38 @@ export async function buildMockServer(options: MockOptions): Promise<MockServer>
 
   // Only JSON is a request body here; `__proto__` and `constructor.prototype` keys are dropped while parsing.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, app.getDefaultJsonParser('remove', 'remove'));
+  const json = app.getDefaultJsonParser('remove', 'remove');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, !defects.has('proto-keys-500') ? json : (req, body, done) => {
+    // defect: bill payments feed prototype keys into code that crashes on them
+    if (req.routeOptions.url === pathOf('bill-payment') && PROTOTYPE_KEY.test(String(body))) return done(new TypeError('Cannot convert object to primitive value'), undefined);
+    json(req, body, done);
+  });
+  if (defects.has('content-type-unchecked')) {
+    // defect: MOI payments read a text/plain body as JSON; elsewhere it stays a 415
+    app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+      if (req.routeOptions.url !== pathOf('moi-payment')) return done(unsupportedMediaType(), undefined);
+      json(req, String(body), done);
+    });
+  }
+
+  /** The error answers the robustness defects turn into an internal error, each on its own route. */
+  const crashes = (mock: MockError, err: FastifyError | MockError, req: FastifyRequest): boolean => {
+    const route = req.routeOptions.url;
+    if (defects.has('malformed-json-500') && route === pathOf('bill-enquiry')) return (err as FastifyError).code === 'FST_ERR_CTP_INVALID_JSON_BODY';
+    if (defects.has('oversized-500') && route === pathOf('moi-enquiry')) return mock.statusCode === 413;
+    return false;
+  };
 
   app.decorateRequest('correlationId', '');
+  app.decorateRequest('company', '');
   app.addHook('onRequest', async (req, reply) => {
     req.correlationId = randomUUID();
     reply.header('x-correlation-id', req.correlationId);
   });
 
   app.setErrorHandler((err: FastifyError | MockError, req, reply) => {
-    const mock = toMockError(err);
+    let mock = toMockError(err);
+    if (crashes(mock, err, req)) mock = new MockError(500, 'MW-500', 'Internal error of the mock');
     for (const [k, v] of Object.entries(mock.headers)) reply.header(k, v);
     reply.code(mock.statusCode).type('application/json; charset=utf-8').send(errorBody(mock, req.correlationId || randomUUID()));
   });
@@ -132,22 +167,24 @@ export async function buildMockServer(options: MockOptions): Promise<MockServer>
     app.route({
       method: 'POST',
       url: op.path,
-      config: { rateLimit: rateLimitFor(op, options) },
-      onRequest: async (req) => auth.checkHeaders(op, req.headers),
+      config: { rateLimit: rateLimitFor(op, options, defects) },
+      onRequest: async (req) => { req.company = auth.checkHeaders(op, req.headers); },
       preValidation: async (req) => auth.checkSignature(req.body, req.headers),
-      // No await from here on: a payment's duplicate check and its debit happen in one tick.
-      handler: async (req, reply) => reply.code(200).send(answer(op, req)),
+      // No await from here on: a payment's duplicate check and its debit happen in one tick
+      // (answer() awaits only a rule that yields, which only a defect does).
+      handler: async (req, reply) => reply.code(200).send(await answer(op, req)),
     });
     app.route({ method: [...OTHER_METHODS], url: op.path, handler: methodNotAllowed });
   }
 
-  function answer(op: Operation, req: FastifyRequest): Fields {
-    const company = String(req.headers.companyid);
+  async function answer(op: Operation, req: FastifyRequest): Promise<Fields> {
+    const company = req.company;
     const items = locateItems(op, req.body, options.tagPrefix);
-    const render = (results: ItemResult[]) =>
-      renderResponse(op, results, { style: options.style, tagPrefix: options.tagPrefix, defects, bankReferenceNumber: () => `BRN${state.nextReference()}` });
+    const render = (results: ItemResult[]) => renderResponse(op, results, {
+      style: options.style, tagPrefix: options.tagPrefix, defects, bankReferenceNumber: () => `BRN${state.nextReference()}`, reference: () => state.nextReference(),
+    });
 
-    const { valid, findings } = validateRequest(op.id, req.body, options.tagPrefix);
+    const { valid, findings } = validate(op, req.body, options.tagPrefix, defects);
     if (!valid) {
       if (options.errors === 'in-band' && items) {
         return render(items.map((it) => ({
@@ -159,10 +196,15 @@ export async function buildMockServer(options: MockOptions): Promise<MockServer>
     }
     if (!items) throw new MockError(400, 'MW-400-VALIDATION', REJECTIONS.validation().message); // valid implies located
 
-    const results: ItemResult[] = items.map((it) => ({
-      request: it.request,
-      entries: it.entries.map((request, j) => ({ request, outcome: RULES[op.id]({ state, company, defects, pointer: `${it.pointer}/TransactionData/${j}` }, request) })),
-    }));
+    const results: ItemResult[] = [];
+    for (const it of items) {
+      const entries: ItemResult['entries'] = [];
+      for (const [j, request] of it.entries.entries()) {
+        const outcome = RULES[op.id]({ state, company, defects, pointer: `${it.pointer}/TransactionData/${j}` }, request);
+        entries.push({ request, outcome: outcome instanceof Promise ? await outcome : outcome });
+      }
+      results.push({ request: it.request, entries });
+    }
     const outcomes = results.flatMap((r) => r.entries.map((e) => e.outcome));
     const failed = outcomes.filter((o): o is Extract<Outcome<unknown>, { ok: false }> => !o.ok);
     // In http mode a request whose entries all failed is an HTTP error. Once any entry succeeded

@@ -60,7 +60,8 @@ export class MockState {
     return this.sequences.get(company)?.has(sequenceNumber) ?? false;
   }
 
-  private useSequence(company: string, sequenceNumber: string): void {
+  /** Records an accepted payment's SequenceNumber (payBill and payFee do it with the debit). */
+  recordSequence(company: string, sequenceNumber: string): void {
     let used = this.sequences.get(company);
     if (!used) this.sequences.set(company, (used = new Set()));
     used.add(sequenceNumber);
@@ -68,7 +69,7 @@ export class MockState {
 
   /** Applies an accepted bill payment; the caller has checked every rule in the same tick. */
   payBill(company: string, bill: Bill, cents: number, sequenceNumber: string): void {
-    this.useSequence(company, sequenceNumber);
+    this.recordSequence(company, sequenceNumber);
     bill.dueCents -= cents;
     bill.paidCents += cents;
     bill.paidDate = specDate();
@@ -76,7 +77,7 @@ export class MockState {
   }
 
   payFee(company: string, fee: FeeSubject, cents: number, sequenceNumber: string): void {
-    this.useSequence(company, sequenceNumber);
+    this.recordSequence(company, sequenceNumber);
     fee.dueCents -= cents;
     fee.paidDate = specDate();
   }

@@ -26,7 +26,7 @@ interface Job { name: string; kind: 'conformant' | 'defect'; env: Record<string,
 
 // Runs not about rate limits get generous limits: they are about shapes and rules, and finish faster.
 const FAST = { MOCK_RATE_LIMIT_BILL: '60', MOCK_RATE_LIMIT_MOI: '60' };
-const jobs: Job[] = [
+const jobs: Job[] = ([
   { name: 'conformant: sample style, HTTP errors', kind: 'conformant', env: { MOCK_STYLE: 'sample', MOCK_ERRORS: 'http' } },
   { name: 'conformant: table style, HTTP errors', kind: 'conformant', env: { MOCK_STYLE: 'table', MOCK_ERRORS: 'http' } },
   { name: 'conformant: sample style, in-band errors', kind: 'conformant', env: { MOCK_STYLE: 'sample', MOCK_ERRORS: 'in-band' } },
@@ -35,7 +35,7 @@ const jobs: Job[] = [
     name: d.name, kind: 'defect', family: d.family,
     env: { ...(d.family === 'rate-limit' ? {} : FAST), ...d.mockEnv, MOCK_DEFECTS: d.name },
   })),
-].filter((j) => !only || only.includes(j.name) || (j.kind === 'conformant' && only.includes('conformant')));
+] as Job[]).filter((j) => !only || only.includes(j.name) || (j.kind === 'conformant' && only.includes('conformant')));
 
 interface Outcome { job: Job; failing: CaseResult[]; errors: CaseResult[]; cases: number; seconds: number; note?: string }
 
