@@ -7,7 +7,7 @@ import { ROOT } from '../paths.js';
 
 export interface SuiteRun { code: number | null; output: string; reportsDir: string; resultsDir: string; durationMs: number; timedOut: boolean }
 
-export interface RunOptions { args?: string[]; dir?: string; timeoutMs?: number }
+export interface RunOptions { args?: string[]; dir?: string; timeoutMs?: number; reporter?: string }
 
 export function runSuite(env: Record<string, string>, options: RunOptions = {}): Promise<SuiteRun> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sadad-suite-'));
@@ -17,7 +17,7 @@ export function runSuite(env: Record<string, string>, options: RunOptions = {}):
   // a clean environment: only what the caller says, plus what Node needs to run
   const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, CI: '1', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env') };
   return new Promise((resolve) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/playwright'), ['test', '-c', join(ROOT, 'playwright.config.ts'), '--reporter=line,html,junit', ...(options.args ?? [])], {
+    const child = spawn(join(ROOT, 'node_modules/.bin/playwright'), ['test', '-c', join(ROOT, 'playwright.config.ts'), `--reporter=${options.reporter ?? 'line,html,junit'}`, ...(options.args ?? [])], {
       cwd: ROOT, detached: true,
       env: { ...base, SADAD_REPORTS_DIR: reportsDir, SADAD_RESULTS_DIR: resultsDir, PLAYWRIGHT_HTML_OUTPUT_DIR: join(reportsDir, 'html'), PLAYWRIGHT_JUNIT_OUTPUT_NAME: join(reportsDir, 'junit.xml'), ...env },
     });

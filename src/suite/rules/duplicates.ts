@@ -32,6 +32,24 @@ function duplicateAnswer(c: CaseContext, ex: Exchange, label: string): 'rejected
 
 const sections = ['1', '7', '8'];
 
+type Via = <U>(send: () => Promise<U>) => Promise<U>;
+
+/**
+ * Holds every send until all `n` have their pacer grant and headers, then lets them go in the same
+ * tick: the copies reach the target as close together as the network allows, which is what a race
+ * between a duplicate check and a debit needs to show.
+ */
+function startTogether(via: Via, n: number): Via {
+  let ready = 0;
+  let go!: () => void;
+  const gate = new Promise<void>((resolve) => (go = resolve));
+  return (send) => via(async () => {
+    if (++ready === n) go();
+    await gate;
+    return send();
+  });
+}
+
 export function registerDuplicateCases(): void {
   defineCase({ id: 'bill-payment.dup.replay', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 3 },
     expectation: 'replaying an accepted partial payment with its SequenceNumber is rejected or flagged, with no second debit (the same payment under a new SequenceNumber is accepted)' }, async (c) => {
@@ -82,8 +100,10 @@ export function registerDuplicateCases(): void {
     const part = Math.max(0.01, Math.floor(bill!.due * 100 / (n + 2)) / 100);
     const payment = billPayment(c.gen, [bill!], () => part);
     const seq = seqOf('bill-payment', payment, c.tagPrefix);
-    const answers = await c.rt.pacer.exclusive('bill-payment', (via) => Promise.all(Array.from({ length: n }, (_, i) =>
-      c.send({ body: withSequence('bill-payment', payment, seq, c.tagPrefix), via, label: `copy ${i + 1} of ${n}` }))));
+    const answers = await c.rt.pacer.exclusive('bill-payment', (via) => {
+      const together = startTogether(via, n);
+      return Promise.all(Array.from({ length: n }, (_, i) => c.send({ body: withSequence('bill-payment', payment, seq, c.tagPrefix), via: together, label: `copy ${i + 1} of ${n}` })));
+    });
     const kinds = answers.map((ex, i) => duplicateAnswer(c, ex, `copy ${i + 1}`));
     const accepted = kinds.filter((k) => k === 'accepted').length;
     c.observe('concurrent copies', `${n} sent, ${accepted} answered as success, ${n - accepted} rejected`);
@@ -103,7 +123,10 @@ export function registerDuplicateCases(): void {
     for (let i = 0; i < n; i += 3) fees.push(...await enquireFees(c, await c.fees(Math.min(3, n - i))));
     const seq = uniqueId('S');
     const payments = fees.map((f) => withSequence('moi-payment', feePayment(c.gen, [f]), seq, c.tagPrefix));
-    const answers = await c.rt.pacer.exclusive('moi-payment', (via) => Promise.all(payments.map((body, i) => c.send({ body, via, label: `fee ${i + 1} of ${n}, shared SequenceNumber` }))));
+    const answers = await c.rt.pacer.exclusive('moi-payment', (via) => {
+      const together = startTogether(via, n);
+      return Promise.all(payments.map((body, i) => c.send({ body, via: together, label: `fee ${i + 1} of ${n}, shared SequenceNumber` })));
+    });
     const kinds = answers.map((ex, i) => duplicateAnswer(c, ex, `fee ${i + 1}`));
     const accepted = kinds.filter((k) => k === 'accepted').length;
     c.observe('concurrent payments', `${n} sent with one SequenceNumber, ${accepted} accepted`);
