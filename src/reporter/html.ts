@@ -1,0 +1,534 @@
+/**
+ * certification.html: the certification report as one self-contained page (inline CSS and script,
+ * a Content-Security-Policy that forbids any network access), readable without the script and
+ * printable. Every text goes through `text()`: masked, then HTML-escaped.
+ */
+import { maskHeaders, maskText } from '../client/redact.js';
+import { VERDICT_ORDER, type Verdict } from '../suite/verdicts.js';
+import { familyTitle, operationTitle, type CaseReport, type CertificationReport, type ExchangeRecord } from './model.js';
+import { formatDuration } from './plan.js';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** Masked and escaped: the only way a value reaches the page. */
+export const text = (v: unknown): string => maskText(String(v ?? '')).replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+export const VERDICT_INFO: Record<Verdict, { symbol: string; meaning: string }> = {
+  PASS: { symbol: '✔', meaning: 'the target did what the rule asks' },
+  FAIL: { symbol: '✖', meaning: 'the target breaks a rule the API document states (MUST)' },
+  ERROR: { symbol: '⚠\uFE0E', meaning: 'the suite, the network or the configuration broke, so the rule could not be checked' },
+  SKIPPED: { symbol: '↷', meaning: 'a precondition was missing (the reason is given)' },
+  NOT_APPLICABLE: { symbol: '∅', meaning: 'the target profile says it lacks the feature (e.g. payments disabled)' },
+  WARN: { symbol: '▲', meaning: 'common practice or the strict profile not followed (SHOULD); does not prevent certification' },
+  OBSERVED: { symbol: '◉', meaning: 'the API document leaves it open; what the target does is recorded (OBSERVE)' },
+};
+
+/** The case table's order: what needs attention first, what did not apply last but one. */
+const DISPLAY_ORDER: Verdict[] = ['FAIL', 'ERROR', 'WARN', 'SKIPPED', 'OBSERVED', 'NOT_APPLICABLE', 'PASS'];
+
+const LEVELS: [string, string][] = [
+  ['MUST', 'stated by the API document; a violation is a FAIL'],
+  ['SHOULD', 'common practice where the document is silent, or a strict-profile deviation; a violation is a WARN'],
+  ['OBSERVE', 'left open by the document; the behaviour is recorded as OBSERVED and never fails'],
+];
+
+const label = (v: Verdict) => v.replace('_', ' ');
+const badge = (v: Verdict, extra = '') => `<span class="v v-${v}${extra ? ` ${extra}` : ''}"><span class="sym" aria-hidden="true">${VERDICT_INFO[v].symbol}</span> ${label(v)}</span>`;
+const caseLink = (id: string) => `<a href="#case-${text(id)}" class="caselink"><code>${text(id)}</code></a>`;
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
+const utc = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC');
+
+function valueText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v && typeof v === 'object' && !Array.isArray(v)) return Object.entries(v).map(([k, x]) => `${k}: ${typeof x === 'string' ? x : JSON.stringify(x)}`).join(', ');
+  return JSON.stringify(v);
+}
+
+function prettyBody(body: string): string {
+  if (!body) return '';
+  try { return JSON.stringify(JSON.parse(body), null, 2); } catch { return body; }
+}
+
+const MAX_SHOWN_BODY = 20_000;
+function bodyBlock(body: string, evidenceFile: string | null): string {
+  if (!body) return '<p class="muted">(empty body)</p>';
+  const pretty = prettyBody(body);
+  const shown = pretty.length > MAX_SHOWN_BODY ? `${pretty.slice(0, MAX_SHOWN_BODY)}\n… ${pretty.length - MAX_SHOWN_BODY} more characters${evidenceFile ? ` in ${evidenceFile}` : ''}` : pretty;
+  return `<pre class="body">${text(shown)}</pre>`;
+}
+
+function headersTable(headers: Record<string, string>): string {
+  const rows = Object.entries(maskHeaders(headers));
+  if (!rows.length) return '<p class="muted">(no headers)</p>';
+  return `<table class="hdrs"><tbody>${rows.map(([k, v]) => `<tr><th scope="row">${text(k)}</th><td>${text(v)}</td></tr>`).join('')}</tbody></table>`;
+}
+
+function statusClass(status: number): string {
+  return status >= 500 ? 's5' : status >= 400 ? 's4' : status >= 200 && status < 300 ? 's2' : 's0';
+}
+
+/** One exchange: a summary line (what was sent, what came back), the full request and response when opened. */
+function exchangeBlock(ex: ExchangeRecord, i: number, open: boolean, evidenceFile: string | null): string {
+  let path = ex.request.url;
+  try { const u = new URL(ex.request.url); path = `${u.pathname}${u.search}`; } catch { /* keep it as recorded */ }
+  const meta = [ex.op, ex.durationMs !== undefined ? `${ex.durationMs} ms` : '', ex.startedAt ? utc(ex.startedAt) : ''].filter(Boolean).join(' · ');
+  const answer = ex.response
+    ? `<span class="status ${statusClass(ex.response.status)}">HTTP ${text(ex.response.status)}</span>`
+    : '<span class="status s5">no answer</span>';
+  const response = ex.response
+    ? `<h5>Response ${answer}</h5>${headersTable(ex.response.headers)}${bodyBlock(ex.response.body, evidenceFile)}`
+    : `<h5>Response</h5><p class="noanswer">No HTTP answer${ex.error ? `: ${text(ex.error.kind)}: ${text(ex.error.message)}` : ''}</p>`;
+  return `<details class="exchange"${open ? ' open' : ''}><summary class="ex-head"><span class="ex-n">${i + 1}</span> <strong>${text(ex.label)}</strong> ` +
+    `<code class="small">${text(ex.request.method)} ${text(path)}</code> → ${answer} <span class="muted small">${text(meta)}</span></summary>` +
+    `<div class="ex-grid"><div class="ex-req"><h5>Request</h5>${headersTable(ex.request.headers)}${bodyBlock(ex.request.body, evidenceFile)}</div>` +
+    `<div class="ex-res">${response}</div></div></details>`;
+}
+
+function sectionRefs(sections: string[], titles: Record<string, string>): string {
+  return sections.map((s) => `<span class="sec" title="${text(titles[s] ?? '')}">§${text(s)}</span>`).join(' ');
+}
+
+function observationList(o: Record<string, unknown> | null): string {
+  if (!o) return '<span class="muted">—</span>';
+  const entries = Object.entries(o);
+  const shown = entries.slice(0, 6).map(([k, v]) => `<li><span class="ok">${text(k)}</span>: ${text(clip(valueText(v), 160))}</li>`).join('');
+  return `<ul class="obs">${shown}${entries.length > 6 ? `<li class="muted">… ${entries.length - 6} more in the evidence</li>` : ''}</ul>`;
+}
+
+function caseBody(c: CaseReport, r: CertificationReport): string {
+  const notes = c.notes.length
+    ? `<ul class="notes">${c.notes.map((n) => `<li>${badge(n.verdict, 'small')} ${text(clip(n.text, 3000))}</li>`).join('')}</ul>` : '';
+  const waiver = c.waiver
+    ? `<p class="waiver">Baseline accepts ${badge(c.waiver.verdict, 'small')}: ${text(c.waiver.comment)} <em>(${c.waiver.status === 'used' ? 'waiver used' : 'waiver no longer needed'})</em></p>` : '';
+  const exchanges = c.exchanges ?? [];
+  const evidence = c.verdict === 'PASS' || !exchanges.length ? '' : `<tr class="evidence"><td></td><td colspan="5"><details${c.verdict === 'FAIL' || c.verdict === 'ERROR' ? ' data-problem' : ''}>` +
+    `<summary>Evidence: ${exchanges.length} exchange${exchanges.length === 1 ? '' : 's'}, secrets masked${c.evidenceFile ? ` <span class="muted">(${text(c.evidenceFile)})</span>` : ''}</summary>` +
+    `<p class="small muted">The last exchange is opened: it usually decided the verdict. Open any other to see its headers and bodies.</p>` +
+    exchanges.map((ex, i) => exchangeBlock(ex, i, i === exchanges.length - 1, c.evidenceFile)).join('') +
+    `</details></td></tr>`;
+  return `<tbody class="case" id="case-${text(c.id)}" data-verdict="${c.verdict}" data-op="${text(c.operation)}" data-family="${text(c.family)}" data-id="${text(c.id)}">` +
+    `<tr class="main"><td class="vcell">${badge(c.verdict)}</td>` +
+    `<td class="idcell"><code class="cid">${text(c.id)}</code><div class="muted small">${text(operationTitle(c.operation))} · ${text(familyTitle(c.family))}</div></td>` +
+    `<td><span class="lvl lvl-${text(c.level)}">${text(c.level)}</span></td>` +
+    `<td class="nowrap">${sectionRefs(c.sections, r.specSections)}</td>` +
+    `<td>${text(c.expectation)}${notes}${waiver}</td>` +
+    `<td>${observationList(c.observation)}</td></tr>${evidence}</tbody>`;
+}
+
+function matrixSection(r: CertificationReport): string {
+  const { operations, families, cells } = r.matrix;
+  const head = `<tr><th scope="col">Rule family</th>${operations.map((op) => `<th scope="col">${text(operationTitle(op))}<div class="muted small">${text(op)}</div></th>`).join('')}</tr>`;
+  const rows = families.map((f) => {
+    const tds = operations.map((op) => {
+      const cell = cells.find((c) => c.operation === op && c.family === f.id);
+      if (!cell || !cell.verdict) return '<td class="na"><span class="muted" title="no case of this family applies to this operation">— none</span></td>';
+      const present = VERDICT_ORDER.filter((v) => cell.counts[v]);
+      const breakdown = present.length === 1 ? `${cell.cases} case${cell.cases === 1 ? '' : 's'}` : present.map((v) => `${cell.counts[v]} ${label(v)}`).join(' · ');
+      return `<td><button type="button" class="cell v-${cell.verdict}" data-op="${text(op)}" data-family="${text(f.id)}" title="${text(`${f.title}, ${operationTitle(op)}: ${breakdown}. Click to list the cases.`)}">` +
+        `<span class="cv"><span class="sym" aria-hidden="true">${VERDICT_INFO[cell.verdict].symbol}</span> ${label(cell.verdict)}</span><span class="cb">${text(breakdown)}</span></button></td>`;
+    }).join('');
+    const present = cells.some((c) => c.family === f.id && c.cases);
+    return `<tr${present ? '' : ' class="empty-row"'}><th scope="row">${text(f.title)}<div class="muted small">${text(f.id)}</div></th>${tds}</tr>`;
+  }).join('');
+  return `<section id="matrix"><h2>Operation × rule family</h2>` +
+    `<p class="hint">Each cell shows the strongest verdict among its cases (FAIL before ERROR, SKIPPED, WARN, OBSERVED, PASS; NOT APPLICABLE only when no case of the cell applies) and how many cases gave each verdict. <span class="js-only">Click a cell to list its cases.</span></p>` +
+    `<div class="scroll"><table class="matrix"><thead>${head}</thead><tbody>${rows}</tbody></table></div></section>`;
+}
+
+function countsSection(r: CertificationReport): string {
+  const by = r.counts.byVerdict;
+  const tiles = VERDICT_ORDER.map((v) => `<button type="button" class="tile v-${v}${by[v] ? '' : ' zero'}" data-verdict="${v}" title="${text(VERDICT_INFO[v].meaning)}">` +
+    `<span class="n">${by[v]}</span><span class="tv"><span class="sym" aria-hidden="true">${VERDICT_INFO[v].symbol}</span> ${label(v)}</span></button>`).join('');
+  const ops = Object.entries(r.counts.byOperation);
+  const opTable = `<table class="byop"><thead><tr><th scope="col">Operation</th>${VERDICT_ORDER.map((v) => `<th scope="col">${badge(v, 'small')}</th>`).join('')}<th scope="col">Cases</th></tr></thead><tbody>` +
+    ops.map(([op, c]) => `<tr><th scope="row">${text(operationTitle(op))}<div class="muted small">${text(op)}</div></th>${VERDICT_ORDER.map((v) => c[v]
+      ? `<td><button type="button" class="num v-${v}" data-verdict="${v}" data-op="${text(op)}" title="${text(`${c[v]} ${label(v)} in ${op}: list them`)}">${c[v]}</button></td>`
+      : '<td class="zero">·</td>').join('')}<td class="total">${c.total}</td></tr>`).join('') + `</tbody></table>`;
+  const legend = `<details class="legend" open><summary>How to read the verdicts and levels</summary><table class="legend-t"><tbody>` +
+    VERDICT_ORDER.map((v) => `<tr><td>${badge(v)}</td><td>${text(VERDICT_INFO[v].meaning)}</td></tr>`).join('') +
+    LEVELS.map(([l, m]) => `<tr><td><span class="lvl lvl-${l}">${l}</span></td><td>${text(m)}</td></tr>`).join('') +
+    `</tbody></table><p>A run certifies only with no FAIL and no ERROR (other than deviations a baseline file accepts), over the full set of cases. ` +
+    `A rejection is an HTTP 4xx, or an HTTP 2xx whose item carries a non-success Status/StatusCode.</p></details>`;
+  return `<section id="summary"><h2>Summary</h2><div class="two"><div><div class="tiles">${tiles}</div>${legend}</div>${fingerprintSection(r)}</div>` +
+    `<h3>By operation</h3><div class="scroll">${opTable}</div></section>`;
+}
+
+function fingerprintSection(r: CertificationReport): string {
+  const f = r.fingerprint;
+  const commit = f.suite.commit ? `${f.suite.commit}${f.suite.localChanges ? ' (with local changes)' : ''}` : 'unknown (not a git checkout)';
+  const sel = [f.selection.cases && `SADAD_CASES=${f.selection.cases}`, f.selection.skipCases && `SADAD_SKIP_CASES=${f.selection.skipCases}`, f.selection.args && `arguments: ${f.selection.args}`].filter(Boolean).join('; ');
+  const plan = r.plan
+    ? `${Object.entries(r.plan.calls).filter(([, n]) => n).map(([op, n]) => `${op} ${n}`).join(' · ')}; pacing bound ${formatDuration(r.plan.estimatedSeconds)}${r.plan.bound ? ` (${r.plan.bound})` : ''}`
+    : 'unknown';
+  const rows: [string, string][] = [
+    ['Suite', `${text(f.suite.name)} ${text(f.suite.version)}`],
+    ['Commit', `<code>${text(commit)}</code>`],
+    ['Schema hash', `<code class="hash">${text(f.schemaHash)}</code> <span class="muted">(${f.schemaFiles.length} files in schemas/)</span>`],
+    ['Target', `<code>${text(f.target.url ?? 'unknown')}</code>`],
+    ['Target profile', text(f.target.profile ?? 'unknown')],
+    ['Limits', f.limits ? text(`bill operations ${f.limits.bill}, MOI operations ${f.limits.moi} calls per ${f.limits.windowSeconds} s`) : 'unknown'],
+    ['Seed', f.seed ? `<code>${text(f.seed)}</code> <span class="muted">(replay the data with SADAD_SEED=${text(f.seed)})</span>` : 'unknown'],
+    ['Selection', sel ? text(sel) : 'all cases'],
+    ['Baseline', text(f.baselineFile ?? 'none')],
+    ['Started', text(utc(f.startedAt))],
+    ['Finished', text(utc(f.finishedAt))],
+    ['Duration', text(formatDuration(f.durationMs / 1000))],
+    ['Planned calls', text(plan)],
+    ['Runner', text(`Playwright ${f.playwright.version} (run status ${f.playwright.status}), Node ${f.node}`)],
+  ];
+  return `<div id="fingerprint"><h3 class="fp-h">Run fingerprint</h3><dl class="fp">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl></div>`;
+}
+
+function observationsSection(r: CertificationReport): string {
+  const o = r.observations;
+  const ops = r.matrix.operations.filter((op) => r.counts.byOperation[op]);
+  const none = '<span class="muted">not observed in this run</span>';
+  const row = (title: string, help: string, cell: (op: string) => string) =>
+    `<tr><th scope="row">${text(title)}<div class="muted small">${text(help)}</div></th>${ops.map((op) => `<td>${cell(op)}</td>`).join('')}</tr>`;
+  const rateLimit = (op: string) => o.rateLimit[op];
+  const headers = (op: string) => {
+    const h = rateLimit(op)?.headers;
+    if (h === null || h === undefined) return none;
+    if (typeof h === 'string') return text(h);
+    return `<ul class="kv">${Object.entries(h).map(([k, v]) => `<li><code>${text(k)}: ${text(v)}</code></li>`).join('')}</ul>`;
+  };
+  const table = `<div class="scroll"><table class="unstated"><thead><tr><th scope="col">Behaviour</th>${ops.map((op) => `<th scope="col">${text(operationTitle(op))}</th>`).join('')}</tr></thead><tbody>` +
+    row('Rejection form', 'how the target refuses a bad request: HTTP 4xx, or HTTP 2xx with a failing Status', (op) => {
+      const forms = Object.entries(o.rejectionForms[op] ?? {}).sort((a, b) => b[1] - a[1]);
+      return forms.length ? `<ul class="kv">${forms.map(([f, n]) => `<li>${text(f)} <span class="muted">× ${n}</span></li>`).join('')}</ul>` : none;
+    }) +
+    row('Rate limit: answer', 'what the call over the limit got', (op) => rateLimit(op) ? `${text(rateLimit(op)!.answer ?? '—')}<div class="muted small">${text(rateLimit(op)!.limit ?? '')} · ${caseLink(rateLimit(op)!.case)}</div>` : none) +
+    row('Rate limit: headers', 'rate-limit and Retry-After headers of that answer', headers) +
+    row('Rate limit: body', 'the body of that answer', (op) => rateLimit(op)?.body ? `<pre class="snippet">${text(clip(prettyBody(rateLimit(op)!.body!), 600))}</pre>` : none) +
+    row('Duplicate handling', 'a payment reusing a SequenceNumber', (op) => {
+      const d = o.duplicates.filter((x) => x.operation === op);
+      return d.length ? `<ul class="kv">${d.map((x) => `<li>${text(x.handling ?? 'not recorded')}${x.debits ? ` <span class="muted">(debits: ${text(x.debits)})</span>` : ''}<div class="small">${caseLink(x.case)} ${badge(x.verdict, 'small')}</div></li>`).join('')}</ul>`
+        : `<span class="muted">${/payment/.test(op) ? 'not observed in this run' : 'not applicable (enquiry)'}</span>`;
+    }) +
+    row('clientid / clientsecret required', 'the bill samples carry them; the document does not say whether they are required', (op) => {
+      const c = o.clientHeadersRequired[op];
+      return c ? `${text(c.value)}<div class="small">${caseLink(c.case)}</div>` : `<span class="muted">${op.startsWith('moi') ? 'not applicable (the MOI samples carry none)' : 'not observed in this run'}</span>`;
+    }) +
+    row('Response style', 'the JSON types of Status, numbers and references', (op) => o.responseStyle[op] ? text(o.responseStyle[op]) : none) +
+    `</tbody></table></div>`;
+  const shapes = o.errorBodyShapes.length
+    ? `<ol class="shapes">${o.errorBodyShapes.slice(0, 6).map((s) => `<li><p><strong>${s.count}</strong> response${s.count === 1 ? '' : 's'} with HTTP ${text(s.statuses.join(', '))}: ` +
+      (s.form === 'object' ? `a JSON object with the keys ${s.keys.map((k) => `<code>${text(k.name)}</code> <span class="muted">(${text(k.type)})</span>`).join(', ') || '(none)'}` : text(s.form === 'text' ? 'a body that is not JSON' : s.form === 'empty' ? 'an empty body' : `a JSON ${s.form}`)) +
+      `</p><p class="small">Example from ${caseLink(s.example.case)}, exchange “${text(s.example.exchange)}”, HTTP ${s.example.status}:</p><pre class="body">${text(clip(prettyBody(s.example.body), 1500))}</pre></li>`).join('')}</ol>` +
+      (o.errorBodyShapes.length > 6 ? `<p class="muted">… and ${o.errorBodyShapes.length - 6} rarer shapes (certification.json lists all).</p>` : '')
+    : '<p class="muted">No HTTP 4xx answer was recorded in this run.</p>';
+  return `<section id="observations"><h2>Unstated behaviour</h2><p class="hint">What the target does where the API document is silent. None of this fails the run; integrators and the bank should know it.</p>${table}` +
+    `<h3>Error body shape</h3><p class="hint">The top-level keys of the HTTP 4xx response bodies, grouped by shape, most frequent first.</p>${shapes}</section>`;
+}
+
+function waiversSection(r: CertificationReport): string {
+  const w = r.waivers;
+  if (!w.file) return `<section id="waivers"><h2>Waivers</h2><p>No baseline file (<code>SADAD_BASELINE</code> unset): no deviation is accepted; every FAIL and ERROR fails the run.</p></section>`;
+  const used = w.used.length
+    ? `<table class="waivers"><thead><tr><th scope="col">Case</th><th scope="col">Accepted verdict</th><th scope="col">Comment</th></tr></thead><tbody>${w.used.map((x) => `<tr><td>${caseLink(x.case)}</td><td>${badge(x.expected, 'small')}</td><td>${text(x.comment)}</td></tr>`).join('')}</tbody></table>`
+    : '<p class="muted">None.</p>';
+  const notNeeded = w.notNeeded.length
+    ? `<table class="waivers"><thead><tr><th scope="col">Case</th><th scope="col">Accepted verdict</th><th scope="col">This run</th><th scope="col">Why</th><th scope="col">Comment</th></tr></thead><tbody>${w.notNeeded.map((x) =>
+      `<tr><td>${x.actual ? caseLink(x.case) : `<code>${text(x.case)}</code>`}</td><td>${badge(x.expected, 'small')}</td><td>${x.actual ? badge(x.actual, 'small') : '<span class="muted">did not run</span>'}</td><td>${text(x.reason)}</td><td>${text(x.comment)}</td></tr>`).join('')}</tbody></table>`
+    : '<p class="muted">None.</p>';
+  return `<section id="waivers"><h2>Waivers</h2><p>Baseline file <code>${text(w.file)}</code>: accepted deviations (case id, accepted verdict, comment). A case whose verdict equals its waiver's does not fail the run.</p>` +
+    `<h3>Waivers used (${w.used.length})</h3>${used}<h3>Waivers no longer needed (${w.notNeeded.length})</h3>${notNeeded}</section>`;
+}
+
+function casesSection(r: CertificationReport): string {
+  const order = (v: Verdict) => DISPLAY_ORDER.indexOf(v);
+  const sorted = [...r.cases].sort((a, b) => order(a.verdict) - order(b.verdict));
+  const verdictBoxes = VERDICT_ORDER.map((v) => `<label class="chk v-${v}"><input type="checkbox" name="verdict" value="${v}" checked> ${label(v)} <span class="muted">${r.counts.byVerdict[v]}</span></label>`).join('');
+  const opOptions = r.matrix.operations.filter((op) => r.counts.byOperation[op]).map((op) => `<option value="${text(op)}">${text(operationTitle(op))}</option>`).join('');
+  const famOptions = r.matrix.families.filter((f) => r.cases.some((c) => c.family === f.id)).map((f) => `<option value="${text(f.id)}">${text(f.title)}</option>`).join('');
+  const filters = `<div class="filters js-only" role="search" aria-label="Filter the cases">` +
+    `<fieldset><legend>Verdict</legend>${verdictBoxes}<button type="button" id="only-problems">Problems only</button></fieldset>` +
+    `<div class="frow"><label>Operation <select id="f-op"><option value="">all operations</option>${opOptions}</select></label>` +
+    `<label>Rule family <select id="f-family"><option value="">all families</option>${famOptions}</select></label>` +
+    `<label class="grow">Case id <input type="search" id="f-q" placeholder="e.g. bill-payment.req.Amount or *.missing" autocomplete="off"></label>` +
+    `<button type="button" id="f-reset">Show all</button></div>` +
+    `<div class="frow2"><p class="shown" aria-live="polite">Showing <strong id="shown">${r.cases.length}</strong> of ${r.cases.length} cases<span id="filter-desc"></span></p>` +
+    `<span><button type="button" id="expand-all">Expand all evidence</button> <button type="button" id="collapse-all">Collapse all evidence</button></span></div></div>`;
+  return `<section id="cases"><h2>Cases (${r.cases.length})</h2>` +
+    `<p class="hint">Every case: its stable id, level, the sections of the API document it comes from, what it expects, what the target did, and its verdict. Problems come first. ` +
+    `Every case that is not PASS carries its requests and responses as evidence (secrets masked).</p>${filters}` +
+    `<table class="cases"><thead><tr><th scope="col">Verdict</th><th scope="col">Case</th><th scope="col">Level</th><th scope="col">Spec</th><th scope="col">Expectation and findings</th><th scope="col">Observation</th></tr></thead>` +
+    `${sorted.map((c) => caseBody(c, r)).join('')}</table><p id="no-match" class="muted" hidden>No case matches the filter.</p></section>`;
+}
+
+/** `19 cases: 2 FAIL (1 accepted by the baseline), 1 WARN, 15 PASS` */
+function countLine(r: CertificationReport): string {
+  const waived = (v: Verdict) => r.cases.filter((c) => c.verdict === v && r.outcome.waived.includes(c.id)).length;
+  const parts = DISPLAY_ORDER.filter((v) => r.counts.byVerdict[v]).map((v) => {
+    const w = v === 'FAIL' || v === 'ERROR' ? waived(v) : 0;
+    return `${r.counts.byVerdict[v]} ${label(v)}${w ? ` (${w} accepted by the baseline)` : ''}`;
+  });
+  return `${r.counts.cases} case${r.counts.cases === 1 ? '' : 's'}: ${parts.join(', ') || 'none'}`;
+}
+
+function headline(r: CertificationReport): string {
+  if (!r.outcome.certifies) return 'Does not certify';
+  const n = r.cases.filter((c) => (c.verdict === 'FAIL' || c.verdict === 'ERROR') && r.outcome.waived.includes(c.id)).length;
+  return n ? `Certifies, with ${n} accepted deviation${n === 1 ? '' : 's'}` : 'Certifies';
+}
+
+function banner(r: CertificationReport): string {
+  const o = r.outcome;
+  const f = r.fingerprint;
+  const problems = r.cases.filter((c) => o.unexpected.includes(c.id));
+  const list = problems.length
+    ? `<p class="plist">Cases that fail the run: ${problems.slice(0, 15).map((c) => `${badge(c.verdict, 'small')} ${caseLink(c.id)}`).join(', ')}${problems.length > 15 ? `, and ${problems.length - 15} more (filter the cases below)` : ''}</p>` : '';
+  return `<header class="banner ${o.certifies ? 'yes' : 'no'}"><div class="wrap">` +
+    `<p class="kicker">Bill and MOI fee payment API · conformance certification report</p>` +
+    `<h1><span class="mark" aria-hidden="true">${o.certifies ? '✔' : '✖'}</span> ${headline(r)}</h1>` +
+    `<p class="summary">${text(countLine(r))}</p>` +
+    (o.reasons.length ? `<ul class="reasons">${o.reasons.map((x) => `<li>${text(x)}</li>`).join('')}</ul>` : '') + list +
+    `<p class="target">Target <code>${text(f.target.url ?? 'unknown')}</code> · ${text(f.target.profile ?? '')}<br>` +
+    `Run of ${text(utc(f.startedAt))}, ${text(formatDuration(f.durationMs / 1000))}, ${r.counts.cases} cases · suite ${text(f.suite.version)}${f.suite.commit ? ` at ${text(f.suite.commit.slice(0, 12))}` : ''}</p>` +
+    `</div></header>`;
+}
+
+function runErrorsSection(r: CertificationReport): string {
+  if (!r.runErrors.length) return '';
+  return `<section id="run-errors"><h2>Errors of the run</h2><ul>${r.runErrors.map((e) => `<li><pre class="body">${text(e)}</pre></li>`).join('')}</ul></section>`;
+}
+
+export function renderHtml(r: CertificationReport): string {
+  const title = `${headline(r)}: ${r.fingerprint.target.url ?? 'target'}, ${utc(r.fingerprint.startedAt)}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
+<meta name="generator" content="${text(`${r.fingerprint.suite.name} ${r.fingerprint.suite.version}`)}">
+<title>${text(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<a class="skip" href="#cases">Skip to the cases</a>
+${banner(r)}
+<nav class="toc" aria-label="Sections"><div class="wrap"><a href="#summary">Summary</a><a href="#matrix">Matrix</a><a href="#observations">Unstated behaviour</a><a href="#waivers">Waivers</a><a href="#cases">Cases</a><a href="#fingerprint">Run fingerprint</a></div></nav>
+<main class="wrap">
+${runErrorsSection(r)}
+${countsSection(r)}
+${matrixSection(r)}
+${observationsSection(r)}
+${waiversSection(r)}
+${casesSection(r)}
+</main>
+<footer><div class="wrap">Generated by ${text(r.fingerprint.suite.name)} ${text(r.fingerprint.suite.version)} (${text(r.format)} format ${r.formatVersion}). The same report as data: <code>certification.json</code>; every case's exchanges: <code>evidence/&lt;case id&gt;.json</code>; checksums of the package: <code>certification.sha256</code> (<code>sha256sum -c certification.sha256</code>). Secrets (token, client secret, signatures) are masked as «masked».</div></footer>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+const CSS = `
+:root{--fg:#1d2330;--muted:#5b6474;--line:#d9dde5;--bg:#fff;--soft:#f5f7fa;--accent:#1f5fbf;
+--PASS-bg:#e3f4e8;--PASS-fg:#145c2b;--PASS-bd:#8fcca3;--FAIL-bg:#fde6e8;--FAIL-fg:#a0101c;--FAIL-bd:#f0a0a8;
+--ERROR-bg:#f1e6fb;--ERROR-fg:#62209c;--ERROR-bd:#c9a4ec;--WARN-bg:#fff2d1;--WARN-fg:#7a4a00;--WARN-bd:#e9c36a;
+--OBSERVED-bg:#e3eefb;--OBSERVED-fg:#0c4a8c;--OBSERVED-bd:#9cc0ea;--SKIPPED-bg:#ececec;--SKIPPED-fg:#4a4a4a;--SKIPPED-bd:#c4c4c4;
+--NOT_APPLICABLE-bg:#f6f6f6;--NOT_APPLICABLE-fg:#5a5a5a;--NOT_APPLICABLE-bd:#cfcfcf}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Liberation Sans",Arial,sans-serif;color:var(--fg);background:var(--bg)}
+code,pre,.cid{font-family:ui-monospace,"SFMono-Regular","DejaVu Sans Mono","Liberation Mono",Menlo,Consolas,monospace;font-size:.88em}
+a{color:var(--accent)}
+.wrap{max-width:1320px;margin:0 auto;padding:0 24px}
+.skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:4px 8px;z-index:9}
+.muted{color:var(--muted)}.small{font-size:.82em}.nowrap{white-space:nowrap}
+h2{font-size:1.35em;margin:1.6em 0 .5em;padding-bottom:.2em;border-bottom:2px solid var(--line)}
+h3{font-size:1.05em;margin:1.3em 0 .4em}
+.hint{color:var(--muted);margin:.2em 0 .8em;max-width:80ch}
+.banner{padding:26px 0 22px;border-bottom:4px solid}
+.banner.yes{background:var(--PASS-bg);border-color:var(--PASS-fg);color:var(--PASS-fg)}
+.banner.no{background:var(--FAIL-bg);border-color:var(--FAIL-fg);color:var(--FAIL-fg)}
+.banner .kicker{margin:0;text-transform:uppercase;letter-spacing:.06em;font-size:.78em;font-weight:600;opacity:.85}
+.banner h1{margin:.15em 0 .2em;font-size:2.2em;line-height:1.15}
+.banner .mark{display:inline-block;width:1.2em}
+.banner .summary{font-size:1.12em;font-weight:600;margin:.2em 0;color:var(--fg)}
+.banner .reasons{margin:.3em 0 .4em;padding-left:1.3em;color:var(--fg)}
+.banner .plist{color:var(--fg);margin:.4em 0}
+.banner .target{color:var(--fg);margin:.6em 0 0;font-size:.92em}
+.toc{position:sticky;top:0;z-index:5;background:#fffffff2;border-bottom:1px solid var(--line);backdrop-filter:blur(4px)}
+.toc .wrap{display:flex;gap:18px;flex-wrap:wrap;padding-top:8px;padding-bottom:8px}
+.toc a{text-decoration:none;font-weight:600;font-size:.92em}
+.two{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:32px}
+@media (max-width:1000px){.two{grid-template-columns:1fr}}
+.v{display:inline-flex;align-items:center;gap:.3em;padding:.08em .55em;border-radius:999px;border:1px solid;font-weight:700;font-size:.8em;letter-spacing:.02em;white-space:nowrap}
+.v.small{font-size:.72em;padding:0 .45em}
+${VERDICT_ORDER.map((v) => `.v-${v}{background:var(--${v}-bg);color:var(--${v}-fg);border-color:var(--${v}-bd)}`).join('\n')}
+.v-NOT_APPLICABLE{border-style:dashed}
+.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(118px,1fr));gap:10px}
+.tile{display:flex;flex-direction:column;align-items:flex-start;padding:10px 12px;border:1px solid;border-radius:10px;cursor:pointer;font:inherit;text-align:left}
+.tile .n{font-size:1.9em;font-weight:800;line-height:1.1}
+.tile .tv{font-weight:700;font-size:.78em;letter-spacing:.03em}
+.tile.zero{opacity:.55}
+.tile:hover,.cell:hover,.num:hover{filter:brightness(.96);outline:2px solid currentColor}
+.legend{margin:14px 0;border:1px solid var(--line);border-radius:8px;padding:6px 12px;background:var(--soft)}
+.legend summary{cursor:pointer;font-weight:600}
+.legend-t td{padding:3px 10px 3px 0;vertical-align:top}
+table{border-collapse:collapse}
+.scroll{overflow-x:auto}
+.byop{width:100%}
+.byop th,.byop td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:center}
+.byop th[scope=row],.byop thead th:first-child{text-align:left}
+.byop td.zero{color:#b0b6c0}.byop td.total{font-weight:700}
+.num{font:inherit;font-weight:700;border:1px solid;border-radius:6px;padding:0 .5em;cursor:pointer;min-width:2.4em}
+.fp{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:4px 14px;margin:0}
+.fp dt{font-weight:600;color:var(--muted)}
+.fp dd{margin:0;overflow-wrap:anywhere}
+.hash{font-size:.8em}
+.matrix{width:100%;table-layout:fixed;min-width:760px}
+.matrix th,.matrix td{border:1px solid var(--line);padding:5px;vertical-align:middle}
+.matrix thead th{background:var(--soft);text-align:center}
+.matrix th[scope=row]{text-align:left;font-weight:600;width:30%;background:var(--soft)}
+.matrix .cell{display:flex;flex-direction:column;align-items:flex-start;width:100%;padding:6px 8px;border:1px solid;border-radius:7px;cursor:pointer;font:inherit;text-align:left}
+.matrix .cv{font-weight:800;font-size:.86em;letter-spacing:.02em}
+.matrix .cb{font-size:.78em;color:var(--fg);opacity:.9}
+.matrix td.na{text-align:center;background:repeating-linear-gradient(45deg,#fafafa,#fafafa 6px,#f1f1f1 6px,#f1f1f1 12px)}
+.matrix tr.empty-row th{opacity:.7}
+.unstated{width:100%;table-layout:fixed;min-width:760px}
+.unstated th,.unstated td{border:1px solid var(--line);padding:7px 9px;vertical-align:top;text-align:left;overflow-wrap:anywhere}
+.unstated thead th{background:var(--soft)}
+.unstated th[scope=row]{width:22%;background:var(--soft)}
+.kv{list-style:none;margin:0;padding:0}.kv li{margin:0 0 3px}
+.snippet{margin:0;white-space:pre-wrap;overflow-wrap:anywhere;background:var(--soft);padding:4px 6px;border-radius:4px;font-size:.8em}
+.shapes li{margin-bottom:10px}
+.waivers{width:100%}
+.waivers th,.waivers td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
+.filters{background:#fff;border:1px solid var(--line);border-radius:10px;padding:8px 12px;margin:0 0 10px;box-shadow:0 2px 6px #0000000f}
+.filters fieldset{border:0;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:6px;align-items:center}
+.filters legend{float:left;font-weight:600;margin-right:8px}
+.chk{display:inline-flex;align-items:center;gap:4px;border:1px solid;border-radius:999px;padding:1px 9px 1px 6px;font-size:.84em;font-weight:600;cursor:pointer}
+.frow{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin-top:8px}
+.frow label{display:flex;flex-direction:column;font-size:.8em;font-weight:600;color:var(--muted)}
+.frow .grow{flex:1;min-width:240px}
+.frow select{max-width:340px}
+.frow2{display:flex;justify-content:space-between;align-items:center;flex-wrap:wrap;gap:8px;margin-top:6px}
+.frow input,.frow select{font:inherit;font-size:1.15em;padding:4px 6px;border:1px solid #aeb6c2;border-radius:6px;color:var(--fg)}
+.filters button{font:inherit;font-size:.86em;padding:5px 10px;border:1px solid #aeb6c2;border-radius:6px;background:var(--soft);cursor:pointer}
+.shown{margin:0;font-size:.88em;color:var(--muted)}
+section,tbody.case,#fingerprint{scroll-margin-top:48px}
+.fp-h{margin-top:0}
+.cases{width:100%;border:1px solid var(--line)}
+.cases thead th{background:var(--soft);text-align:left;padding:7px 8px;border-bottom:2px solid var(--line);font-size:.86em}
+.cases td{padding:8px;vertical-align:top;border-top:1px solid var(--line)}
+.cases tbody.case:nth-of-type(even) tr.main{background:#fbfcfd}
+.cases tr.evidence td{border-top:0;padding-top:0}
+.cases thead th:nth-child(1){width:9.5em}.cases thead th:nth-child(2){width:21%}.cases thead th:nth-child(3){width:5.5em}.cases thead th:nth-child(4){width:6.5em}.cases thead th:nth-child(6){width:20%}
+.cid{font-weight:600;overflow-wrap:anywhere}
+.lvl{font-size:.76em;font-weight:700;border:1px solid #aeb6c2;border-radius:4px;padding:0 .35em;color:var(--muted)}
+.lvl-MUST{color:var(--fg);border-color:var(--fg)}
+.sec{display:inline-block;font-size:.82em;background:var(--soft);border:1px solid var(--line);border-radius:4px;padding:0 .3em;margin:0 2px 2px 0;cursor:help}
+.notes{margin:6px 0 0;padding-left:0;list-style:none}
+.notes li{margin:3px 0;font-size:.92em;overflow-wrap:anywhere}
+.waiver{margin:6px 0 0;font-size:.9em;background:var(--soft);border-left:3px solid var(--muted);padding:3px 8px}
+.obs{margin:0;padding-left:1.1em;font-size:.88em;overflow-wrap:anywhere}
+.obs .ok{font-weight:600}
+details>summary{cursor:pointer;font-weight:600;color:var(--accent);padding:2px 0}
+.exchange{border:1px solid var(--line);border-radius:8px;margin:6px 0;padding:5px 10px;background:#fcfcfd}
+.exchange>summary.ex-head{color:var(--fg);font-weight:400}
+.exchange[open]>summary.ex-head{margin-bottom:4px;border-bottom:1px dashed var(--line);padding-bottom:4px}
+.ex-n{display:inline-block;min-width:1.6em;text-align:center;background:var(--fg);color:#fff;border-radius:4px;font-size:.8em;font-weight:700}
+.ex-grid{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:12px}
+@media (max-width:900px){.ex-grid{grid-template-columns:1fr}}
+.ex-grid h5{margin:4px 0;font-size:.85em;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
+.hdrs{font-size:.8em;margin-bottom:4px;width:100%}
+.hdrs th{width:1%;text-align:left;font-weight:600;padding:1px 12px 1px 0;white-space:nowrap;vertical-align:top;font-family:ui-monospace,monospace}
+.hdrs td{font-family:ui-monospace,monospace;overflow-wrap:anywhere}
+pre.body{margin:4px 0;max-height:420px;overflow:auto;background:#f3f5f8;border:1px solid var(--line);border-radius:6px;padding:8px;font-size:.78em;white-space:pre-wrap;word-break:break-word}
+.status{border-radius:4px;padding:0 .4em;font-weight:700;letter-spacing:0}
+.status.s2{background:var(--PASS-bg);color:var(--PASS-fg)}.status.s4{background:var(--WARN-bg);color:var(--WARN-fg)}.status.s5{background:var(--FAIL-bg);color:var(--FAIL-fg)}.status.s0{background:var(--SKIPPED-bg)}
+.noanswer{color:var(--FAIL-fg);font-weight:600}
+footer{margin-top:40px;padding:18px 0 30px;border-top:1px solid var(--line);color:var(--muted);font-size:.86em}
+.js-only{display:none}
+html.js .js-only{display:revert}
+html.js .filters.js-only{display:block}
+[hidden]{display:none!important}
+@media print{
+  @page{margin:12mm 10mm}
+  body{font-size:9.5pt}
+  *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+  .toc,.filters,.skip,.js-only{display:none!important}
+  .wrap{max-width:none;padding:0}
+  .two{grid-template-columns:1fr 1fr}
+  .banner{padding:10px 0}
+  .banner h1{font-size:1.7em}
+  h2{break-after:avoid}
+  section{break-inside:auto}
+  .tile,.cell,.num{cursor:default}
+  .cases tbody.case tr.main{break-inside:avoid}
+  .matrix,.unstated{min-width:0}
+  .matrix tr,.unstated tr{break-inside:avoid}
+  details::details-content{content-visibility:visible;display:block}
+  pre.body{max-height:none;overflow:visible;white-space:pre-wrap;word-break:break-all}
+  .ex-grid{grid-template-columns:1fr 1fr}
+  a{color:inherit;text-decoration:none}
+  body::after{content:var(--print-note,"");display:block;margin-top:8px;font-size:8pt;color:#555}
+}
+`;
+
+const SCRIPT = `
+(function(){
+  document.documentElement.classList.add('js');
+  var $=function(s){return document.querySelector(s)};
+  var $$=function(s){return Array.prototype.slice.call(document.querySelectorAll(s))};
+  var rows=$$('tbody.case');
+  var boxes=$$('input[name=verdict]');
+  var op=$('#f-op'),fam=$('#f-family'),q=$('#f-q');
+  var PROBLEMS=['FAIL','ERROR','WARN','SKIPPED'];
+  function pattern(s){
+    s=s.trim().toLowerCase(); if(!s) return null;
+    var esc=s.replace(/[.+?^$()|[\\]{}\\\\]/g,'\\\\$&').replace(/\\*/g,'.*');
+    return new RegExp(s.indexOf('*')>=0?'^'+esc+'$':esc);
+  }
+  function apply(){
+    var on={}; boxes.forEach(function(b){on[b.value]=b.checked});
+    var re=pattern(q.value), shown=0;
+    rows.forEach(function(r){
+      var ok=on[r.dataset.verdict]&&(!op.value||r.dataset.op===op.value)&&(!fam.value||r.dataset.family===fam.value)&&(!re||re.test(r.dataset.id.toLowerCase()));
+      r.hidden=!ok; if(ok) shown++;
+    });
+    $('#shown').textContent=shown;
+    $('#no-match').hidden=shown>0;
+    var parts=[];
+    var off=boxes.filter(function(b){return !b.checked});
+    if(off.length) parts.push('verdict '+boxes.filter(function(b){return b.checked}).map(function(b){return b.value}).join('/'));
+    if(op.value) parts.push('operation '+op.value);
+    if(fam.value) parts.push('family '+fam.value);
+    if(q.value.trim()) parts.push('case id "'+q.value.trim()+'"');
+    $('#filter-desc').textContent=parts.length?' (filtered by '+parts.join(', ')+')':'';
+    document.body.style.setProperty('--print-note', parts.length?JSON.stringify('Printed with a filter: showing '+shown+' of '+rows.length+' cases ('+parts.join(', ')+').'):'""');
+  }
+  function set(verdicts,o,f){
+    boxes.forEach(function(b){b.checked=!verdicts||verdicts.indexOf(b.value)>=0});
+    op.value=o||''; fam.value=f||''; q.value=''; apply();
+    $('#cases').scrollIntoView({behavior:'smooth',block:'start'});
+  }
+  boxes.forEach(function(b){b.addEventListener('change',apply)});
+  [op,fam].forEach(function(s){s.addEventListener('change',apply)});
+  q.addEventListener('input',apply);
+  $('#f-reset').addEventListener('click',function(){set(null)});
+  $('#only-problems').addEventListener('click',function(){set(PROBLEMS)});
+  $('#expand-all').addEventListener('click',function(){$$('tbody.case:not([hidden]) details').forEach(function(d){d.open=true})});
+  $('#collapse-all').addEventListener('click',function(){$$('tbody.case details').forEach(function(d){d.open=false})});
+  $$('.tile').forEach(function(t){t.addEventListener('click',function(){set([t.dataset.verdict])})});
+  $$('.num').forEach(function(t){t.addEventListener('click',function(){set([t.dataset.verdict],t.dataset.op)})});
+  $$('.cell').forEach(function(t){t.addEventListener('click',function(){set(null,t.dataset.op,t.dataset.family)})});
+  function reveal(){
+    var id=decodeURIComponent(location.hash.slice(1));
+    if(id.indexOf('case-')!==0) return;
+    var r=document.getElementById(id); if(!r) return;
+    if(r.hidden) set(null);
+    var d=r.querySelector('details'); if(d) d.open=true;
+    r.scrollIntoView({block:'start'});
+  }
+  window.addEventListener('hashchange',reveal);
+  var closed=[];
+  window.addEventListener('beforeprint',function(){closed=$$('details:not([open])');closed.forEach(function(d){d.open=true})});
+  window.addEventListener('afterprint',function(){closed.forEach(function(d){d.open=false});closed=[]});
+  $$('details[data-problem]').slice(0,3).forEach(function(d){d.open=true});
+  apply(); reveal();
+})();
+`;

@@ -1,0 +1,337 @@
+/**
+ * The certification report (design.md §4a) as data: what `reports/certification.json` holds
+ * (schemas/certification.schema.json) and what `certification.html` renders. Everything here is
+ * pure: the reporter gathers the cases, this module counts, aggregates and decides.
+ */
+import { operations } from '../contract/catalogue.js';
+import { RULE_FAMILIES, VERDICT_ORDER, type Level, type RuleFamily, type Verdict } from '../suite/verdicts.js';
+import type { Waiver } from '../suite/baseline.js';
+import type { Plan } from './plan.js';
+
+export const FORMAT = 'sadad-certification';
+export const FORMAT_VERSION = 1;
+
+export type VerdictCounts = Record<Verdict, number>;
+
+export interface ExchangeRecord {
+  label: string;
+  op?: string;
+  request: { method: string; url: string; headers: Record<string, string>; body: string };
+  response?: { status: number; headers: Record<string, string>; body: string };
+  error?: { kind: string; message: string };
+  startedAt?: string;
+  durationMs?: number;
+}
+
+export interface CaseReport {
+  id: string;
+  /** Playwright test title (`<id> §<sections>`) and spec file, to find the case in junit.xml and the Playwright report. */
+  title: string;
+  file: string;
+  operation: string;
+  family: string;
+  level: Level;
+  /** Sections of the API document the rule comes from. */
+  sections: string[];
+  expectation: string;
+  verdict: Verdict;
+  /** Every non-PASS note of the case (why it is not PASS), masked. */
+  notes: { verdict: Verdict; text: string }[];
+  /** What the target did, where the case records it (rejection form, rate-limit headers, ...). */
+  observation: Record<string, unknown> | null;
+  waiver: { verdict: Verdict; comment: string; status: WaiverStatus } | null;
+  /** Playwright's status of the test: passed, failed, skipped, timedOut, interrupted, or notRun. */
+  testStatus: string;
+  durationMs: number;
+  /** Calls the case plans per operation. */
+  calls: Record<string, number>;
+  /** `evidence/<id>.json` under the reports folder, when the case wrote one. */
+  evidenceFile: string | null;
+  /** Masked requests and responses; present for every case that is not PASS. */
+  exchanges?: ExchangeRecord[];
+}
+
+export type WaiverStatus = 'used' | 'not-needed';
+
+export interface WaiverReport {
+  case: string;
+  /** The verdict the baseline accepts. */
+  expected: Verdict;
+  /** The verdict of this run, null when the case did not run. */
+  actual: Verdict | null;
+  comment: string;
+  status: WaiverStatus;
+  /** In words: why the waiver was or was not needed. */
+  reason: string;
+}
+
+export interface ErrorBodyShape {
+  /** `object` (keys listed), `array`, `text` (not JSON), `empty`, or another JSON type. */
+  form: string;
+  keys: { name: string; type: string }[];
+  statuses: number[];
+  /** How many 4xx responses of this run had this shape. */
+  count: number;
+  example: { case: string; exchange: string; status: number; body: string };
+}
+
+export interface Observations {
+  /** Per operation: how rejections were expressed (e.g. `HTTP 400`, `in-band (HTTP 2xx, failing status)`), with counts. */
+  rejectionForms: Record<string, Record<string, number>>;
+  /** Per operation: the answer to the call over the limit. */
+  rateLimit: Record<string, { case: string; verdict: Verdict; limit: string | null; answer: string | null; headers: Record<string, string> | string | null; body: string | null }>;
+  /** Duplicate SequenceNumber cases: how the target handled the duplicate. */
+  duplicates: { case: string; operation: string; verdict: Verdict; handling: string | null; debits: string | null }[];
+  /** Per bill operation: whether `clientid`/`clientsecret` are required. */
+  clientHeadersRequired: Record<string, { case: string; value: string }>;
+  /** Per operation: the response style seen (sample types or table types). */
+  responseStyle: Record<string, string>;
+  /** The shapes of HTTP 4xx response bodies, most frequent first. */
+  errorBodyShapes: ErrorBodyShape[];
+}
+
+export interface MatrixCell {
+  operation: string;
+  family: string;
+  /** The strongest verdict among the cell's cases (design.md §4 precedence; NOT_APPLICABLE only when all are), null when the cell has no case. */
+  verdict: Verdict | null;
+  cases: number;
+  counts: VerdictCounts;
+}
+
+export interface Fingerprint {
+  suite: { name: string; version: string; commit: string | null; localChanges: boolean | null };
+  /** sha256 of schemas/*.json concatenated in name order: `cat $(LC_ALL=C ls schemas/*.json) | sha256sum`. */
+  schemaHash: string;
+  schemaFiles: string[];
+  seed: string | null;
+  target: { url: string | null; profile: string | null };
+  limits: { windowSeconds: number; bill: number; moi: number } | null;
+  /** How the run was narrowed to part of the suite: SADAD_CASES, SADAD_SKIP_CASES, Playwright filters (`--grep`, spec files). */
+  selection: { cases: string | null; skipCases: string | null; args: string | null };
+  baselineFile: string | null;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  playwright: { version: string; status: string };
+  node: string;
+}
+
+export interface Outcome {
+  /** The certification statement: no FAIL and no ERROR (other than accepted waivers), a full selection and a complete run. */
+  certifies: boolean;
+  /** The statement in words. */
+  summary: string;
+  /** Why it does not certify, or what qualifies it. */
+  reasons: string[];
+  /** FAIL and ERROR cases that no waiver accepts: these fail the run. */
+  unexpected: string[];
+  /** Cases whose verdict a waiver accepted. */
+  waived: string[];
+}
+
+export interface CertificationReport {
+  format: typeof FORMAT;
+  formatVersion: typeof FORMAT_VERSION;
+  outcome: Outcome;
+  fingerprint: Fingerprint;
+  plan: { calls: Record<string, number>; estimatedSeconds: number; bound: string | null } | null;
+  counts: { cases: number; byVerdict: VerdictCounts; byOperation: Record<string, VerdictCounts & { total: number }> };
+  matrix: { operations: string[]; families: { id: string; title: string }[]; cells: MatrixCell[] };
+  observations: Observations;
+  waivers: { file: string | null; used: WaiverReport[]; notNeeded: WaiverReport[] };
+  specSections: Record<string, string>;
+  /** Problems of the run itself (configuration, a spec file that did not load), masked. */
+  runErrors: string[];
+  cases: CaseReport[];
+}
+
+/** Section titles of the API document, for readers without it at hand. */
+export const SPEC_SECTIONS: Record<string, string> = {
+  '1': 'What the service does',
+  '2': 'Resources and their fields',
+  '2.1': 'Bill enquiry request',
+  '2.2': 'Bill enquiry response',
+  '2.3': 'Bill payment request',
+  '2.4': 'Bill payment response',
+  '2.5': 'MOI enquiry request',
+  '2.6': 'MOI enquiry response',
+  '2.7': 'MOI payment request',
+  '2.8': 'MOI payment response',
+  '2.9': 'Notes on the data',
+  '3': 'States and transitions',
+  '4': 'Endpoints',
+  '5': 'Authentication',
+  '6': 'Events',
+  '7': 'Errors',
+  '8': 'Limits',
+  '9': 'Versioning',
+};
+
+export const zeroCounts = (): VerdictCounts => Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as VerdictCounts;
+
+/** Operations in catalogue order, then any other operation a case names. */
+export function operationIds(cases: { operation: string }[]): string[] {
+  const known = operations.map((o) => o.id as string);
+  return [...known, ...[...new Set(cases.map((c) => c.operation))].filter((o) => !known.includes(o)).sort()];
+}
+
+export function familyIds(cases: { family: string }[]): string[] {
+  const known = Object.keys(RULE_FAMILIES);
+  return [...known, ...[...new Set(cases.map((c) => c.family))].filter((f) => !known.includes(f)).sort()];
+}
+
+export const familyTitle = (id: string) => RULE_FAMILIES[id as RuleFamily] ?? id;
+export const operationTitle = (id: string) => operations.find((o) => o.id === id)?.title ?? id;
+
+export function countVerdicts(cases: { verdict: Verdict }[]): VerdictCounts {
+  const counts = zeroCounts();
+  for (const c of cases) counts[c.verdict]++;
+  return counts;
+}
+
+/** The strongest verdict present (design.md §4 precedence); NOT_APPLICABLE only when nothing else is, since those cases do not apply. */
+export function strongestOf(counts: VerdictCounts): Verdict | null {
+  return VERDICT_ORDER.find((v) => v !== 'NOT_APPLICABLE' && counts[v] > 0) ?? (counts.NOT_APPLICABLE ? 'NOT_APPLICABLE' : null);
+}
+
+export function buildCounts(cases: CaseReport[]): CertificationReport['counts'] {
+  const byOperation: CertificationReport['counts']['byOperation'] = {};
+  for (const op of operationIds(cases)) {
+    const mine = cases.filter((c) => c.operation === op);
+    if (mine.length) byOperation[op] = { ...countVerdicts(mine), total: mine.length };
+  }
+  return { cases: cases.length, byVerdict: countVerdicts(cases), byOperation };
+}
+
+export function buildMatrix(cases: CaseReport[]): CertificationReport['matrix'] {
+  const ops = operationIds(cases);
+  const fams = familyIds(cases);
+  const cells: MatrixCell[] = [];
+  for (const family of fams) {
+    for (const op of ops) {
+      const mine = cases.filter((c) => c.operation === op && c.family === family);
+      const counts = countVerdicts(mine);
+      cells.push({ operation: op, family, verdict: strongestOf(counts), cases: mine.length, counts });
+    }
+  }
+  return { operations: ops, families: fams.map((id) => ({ id, title: familyTitle(id) })), cells };
+}
+
+/** Each baseline entry against this run: used (same verdict) or no longer needed (another verdict, or the case did not run). */
+export function classifyWaivers(waivers: Waiver[], cases: { id: string; verdict: Verdict }[]): WaiverReport[] {
+  return waivers.map((w) => {
+    const c = cases.find((x) => x.id === w.case);
+    if (!c) return { case: w.case, expected: w.verdict, actual: null, comment: w.comment, status: 'not-needed', reason: 'the case did not run (not selected, or no case has this id)' };
+    if (c.verdict === w.verdict) return { case: w.case, expected: w.verdict, actual: c.verdict, comment: w.comment, status: 'used', reason: `the case gave ${c.verdict}, as the baseline accepts` };
+    const fails = c.verdict === 'FAIL' || c.verdict === 'ERROR';
+    return {
+      case: w.case, expected: w.verdict, actual: c.verdict, comment: w.comment, status: 'not-needed',
+      reason: `the case gave ${c.verdict}, not ${w.verdict}${fails ? ': the result changed, and it fails the run' : ': remove the waiver, or update it'}`,
+    };
+  });
+}
+
+export function decideOutcome(input: {
+  cases: { id: string; verdict: Verdict; waiver: { status: WaiverStatus } | null }[];
+  selectionNarrowed: boolean;
+  incomplete: string | null;
+  runErrors: string[];
+}): Outcome {
+  const { cases } = input;
+  const bad = cases.filter((c) => c.verdict === 'FAIL' || c.verdict === 'ERROR');
+  const unexpected = bad.filter((c) => c.waiver?.status !== 'used').map((c) => c.id);
+  const waived = cases.filter((c) => c.waiver?.status === 'used').map((c) => c.id);
+  const waivedBad = bad.length - unexpected.length;
+  const reasons: string[] = [];
+  const short: string[] = [];
+  const counts = countVerdicts(cases);
+  const nFail = bad.filter((c) => c.verdict === 'FAIL' && unexpected.includes(c.id)).length;
+  const nError = bad.filter((c) => c.verdict === 'ERROR' && unexpected.includes(c.id)).length;
+  const because = (long: string, brief: string) => { reasons.push(long); short.push(brief); };
+  if (nFail) because(`${nFail} case${nFail === 1 ? '' : 's'} FAIL: the target breaks a rule the API document states`, `${nFail} FAIL`);
+  if (nError) because(`${nError} case${nError === 1 ? '' : 's'} ERROR: the suite, the network or the configuration broke, so the rule could not be checked`, `${nError} ERROR`);
+  if (!cases.length) because('no case ran', 'no case ran');
+  if (input.incomplete) because(input.incomplete, 'incomplete run');
+  if (input.selectionNarrowed) because('the case selection was narrowed (SADAD_CASES, SADAD_SKIP_CASES or Playwright filters): a partial run cannot certify', 'partial case selection');
+  for (const e of input.runErrors) because(`the run reported an error: ${e.split('\n')[0]}`, 'errors of the run');
+  const certifies = reasons.length === 0;
+  if (certifies && waivedBad) reasons.push(`${waivedBad} FAIL/ERROR case${waivedBad === 1 ? ' is' : 's are'} accepted by the baseline (waivers listed in the report)`);
+  if (certifies && counts.WARN) reasons.push(`${counts.WARN} WARN: common practice or the strict profile not followed; these do not prevent certification`);
+  const summary = certifies
+    ? `Certifies: no FAIL and no ERROR${waivedBad ? ` other than ${waivedBad} accepted by the baseline` : ''} in ${cases.length} cases.`
+    : `Does not certify: ${[...new Set(short)].join('; ')}.`;
+  return { certifies, summary, reasons, unexpected, waived };
+}
+
+const observationString = (v: unknown): string | null => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
+
+export function aggregateObservations(cases: CaseReport[], errorBodyShapes: ErrorBodyShape[]): Observations {
+  const out: Observations = { rejectionForms: {}, rateLimit: {}, duplicates: [], clientHeadersRequired: {}, responseStyle: {}, errorBodyShapes };
+  for (const c of cases) {
+    const o = c.observation;
+    if (!o) continue;
+    const form = observationString(o['rejection form']);
+    if (form) {
+      const forms = (out.rejectionForms[c.operation] ??= {});
+      forms[form] = (forms[form] ?? 0) + 1;
+    }
+    if (c.family === 'rate-limit' && ('rate-limit answer' in o || 'limit per window' in o)) {
+      const h = o['rate-limit headers'];
+      const headers = h && typeof h === 'object' && !Array.isArray(h) ? Object.fromEntries(Object.entries(h).map(([k, v]) => [k, String(v)])) : observationString(h);
+      out.rateLimit[c.operation] = { case: c.id, verdict: c.verdict, limit: observationString(o['limit per window']), answer: observationString(o['rate-limit answer']), headers, body: observationString(o['rate-limit body']) };
+    }
+    if (c.family === 'duplicates') {
+      const handling = observationString(o['duplicate handling'] ?? o['concurrent copies'] ?? o['concurrent payments']);
+      out.duplicates.push({ case: c.id, operation: c.operation, verdict: c.verdict, handling, debits: observationString(o['debits seen']) });
+    }
+    const client = observationString(o['clientid/clientsecret required']);
+    if (client) out.clientHeadersRequired[c.operation] = { case: c.id, value: client };
+    const style = observationString(o['response style']);
+    if (style) out.responseStyle[c.operation] = style;
+  }
+  return out;
+}
+
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+/** Groups HTTP 4xx response bodies by shape (their top-level keys and types). */
+export function errorBodyShapes(evidence: { case: string; exchanges: ExchangeRecord[] }[]): ErrorBodyShape[] {
+  const shapes = new Map<string, ErrorBodyShape>();
+  for (const e of evidence) {
+    for (const ex of e.exchanges) {
+      const r = ex.response;
+      if (!r || r.status < 400 || r.status >= 500) continue;
+      let form: string;
+      let keys: { name: string; type: string }[] = [];
+      if (!r.body.trim()) form = 'empty';
+      else {
+        let parsed: unknown;
+        try { parsed = JSON.parse(r.body); } catch { parsed = undefined; }
+        if (parsed === undefined) form = 'text';
+        else if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+          form = 'object';
+          keys = Object.entries(parsed).map(([name, v]) => ({ name, type: jsonType(v) }));
+        } else form = jsonType(parsed);
+      }
+      const key = `${form}:${keys.map((k) => `${k.name}:${k.type}`).sort().join(',')}`;
+      const shape = shapes.get(key);
+      if (shape) {
+        shape.count++;
+        if (!shape.statuses.includes(r.status)) shape.statuses.push(r.status);
+      } else {
+        shapes.set(key, { form, keys, statuses: [r.status], count: 1, example: { case: e.case, exchange: ex.label, status: r.status, body: r.body.length > 2000 ? `${r.body.slice(0, 2000)}…` : r.body } });
+      }
+    }
+  }
+  for (const s of shapes.values()) s.statuses.sort((a, b) => a - b);
+  return [...shapes.values()].sort((a, b) => b.count - a.count);
+}
+
+export type PlanSummary = CertificationReport['plan'];
+export const planSummary = (plan: Plan | null): PlanSummary =>
+  plan ? { calls: plan.calls, estimatedSeconds: plan.estimate.seconds, bound: plan.estimate.bound } : null;

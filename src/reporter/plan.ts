@@ -1,0 +1,124 @@
+/**
+ * The dry run's plan (`npm run certify -- --list`): the planned cases, the calls per operation and
+ * the wall time the pacer needs at the configured limits (design.md §6: the bound is
+ * `max over operations of ceil(calls / limit) x window`).
+ */
+import { operations } from '../contract/catalogue.js';
+import { configFromEnv, EMBEDDED_MOCK_WINDOW_SECONDS } from '../config/index.js';
+import { familyIds, operationIds } from './model.js';
+
+export interface PlannedCase {
+  id: string;
+  operation: string;
+  family: string;
+  level: string;
+  calls: Record<string, number>;
+}
+
+export interface Limits {
+  windowSeconds: number;
+  /** Calls per window, per operation. */
+  perOperation: Record<string, number>;
+  /** Where the limits come from, in words. */
+  source: string;
+}
+
+export interface Plan {
+  cases: PlannedCase[];
+  byOperation: Record<string, number>;
+  byFamily: Record<string, number>;
+  /** Planned calls per operation: the sum of the cases' `calls`. */
+  calls: Record<string, number>;
+  limits: Limits;
+  estimate: { seconds: number; bound: string | null; perOperation: Record<string, number> };
+}
+
+function positive(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * The limits a run will pace at, as the environment says before the run. Without SADAD_BASE_URL the
+ * embedded mock is the target: its own MOCK_* settings win, else it follows the suite's settings
+ * (window 1 s unless SADAD_RATE_WINDOW_SECONDS says otherwise), as the global setup does.
+ */
+export function plannedLimits(env: NodeJS.ProcessEnv = process.env): Limits {
+  const config = configFromEnv(env);
+  const embedded = config.baseUrl === undefined;
+  const windowSeconds = (embedded ? positive(env.MOCK_RATE_WINDOW_SECONDS) : undefined) ?? config.rateWindowSeconds;
+  const bill = (embedded ? positive(env.MOCK_RATE_LIMIT_BILL) : undefined) ?? config.rateLimits.bill;
+  const moi = (embedded ? positive(env.MOCK_RATE_LIMIT_MOI) : undefined) ?? config.rateLimits.moi;
+  const perOperation = Object.fromEntries(operations.map((op) => [op.id, op.rateGroup === 'bill' ? bill : moi]));
+  const source = embedded
+    ? `the embedded mock (no SADAD_BASE_URL)${windowSeconds === EMBEDDED_MOCK_WINDOW_SECONDS ? `, whose window is ${EMBEDDED_MOCK_WINDOW_SECONDS} s` : ''}`
+    : `the target ${config.baseUrl}`;
+  return { windowSeconds, perOperation, source };
+}
+
+export function planOf(cases: PlannedCase[], limits: Limits): Plan {
+  const ops = operationIds(cases);
+  const calls: Record<string, number> = Object.fromEntries(ops.map((op) => [op, 0]));
+  const byOperation: Record<string, number> = {};
+  const byFamily: Record<string, number> = {};
+  for (const c of cases) {
+    byOperation[c.operation] = (byOperation[c.operation] ?? 0) + 1;
+    byFamily[c.family] = (byFamily[c.family] ?? 0) + 1;
+    for (const [op, n] of Object.entries(c.calls)) calls[op] = (calls[op] ?? 0) + n;
+  }
+  const perOperation: Record<string, number> = {};
+  let seconds = 0;
+  let bound: string | null = null;
+  for (const [op, n] of Object.entries(calls)) {
+    const limit = limits.perOperation[op];
+    if (!limit || !n) continue;
+    perOperation[op] = Math.ceil(n / limit) * limits.windowSeconds;
+    if (perOperation[op]! > seconds) { seconds = perOperation[op]!; bound = op; }
+  }
+  return { cases, byOperation, byFamily, calls, limits, estimate: { seconds, bound, perOperation } };
+}
+
+export function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = s % 60;
+  return h ? `${h} h ${String(m).padStart(2, '0')} min` : `${m} min ${String(rest).padStart(2, '0')} s`;
+}
+
+const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
+
+/** The dry run's printout. */
+export function formatPlan(plan: Plan, options: { listCases: boolean }): string {
+  const lines: string[] = [];
+  const ops = operationIds(plan.cases).filter((op) => plan.byOperation[op] || plan.calls[op]);
+  if (options.listCases) {
+    lines.push('Planned cases (id, level, family, calls per operation):');
+    const w = Math.max(10, ...plan.cases.map((c) => c.id.length));
+    for (const c of plan.cases) {
+      const calls = Object.entries(c.calls).map(([op, n]) => `${op} ${n}`).join(', ');
+      lines.push(`  ${pad(c.id, w)}  ${pad(c.level, 7)}  ${pad(c.family, 16)}  ${calls}`);
+    }
+    lines.push('');
+  }
+  lines.push(`Dry run: ${plan.cases.length} planned case${plan.cases.length === 1 ? '' : 's'}; nothing was sent.`);
+  lines.push('');
+  lines.push('Cases per operation:');
+  for (const op of ops) lines.push(`  ${pad(op, 16)} ${String(plan.byOperation[op] ?? 0).padStart(5)}`);
+  lines.push('Cases per rule family:');
+  for (const f of familyIds(plan.cases)) if (plan.byFamily[f]) lines.push(`  ${pad(f, 16)} ${String(plan.byFamily[f]).padStart(5)}`);
+  lines.push('');
+  lines.push(`Calls per operation, and the time the pacer needs at ${plan.limits.source}:`);
+  for (const op of ops) {
+    const limit = plan.limits.perOperation[op];
+    const t = plan.estimate.perOperation[op];
+    lines.push(`  ${pad(op, 16)} ${String(plan.calls[op] ?? 0).padStart(5)} calls at ${limit ?? '?'} per ${plan.limits.windowSeconds} s` +
+      (t !== undefined ? `  -> ${formatDuration(t)}` : ''));
+  }
+  lines.push('');
+  lines.push(`Estimated wall time: ${formatDuration(plan.estimate.seconds)}` +
+    (plan.estimate.bound ? ` (bound by ${plan.estimate.bound}: ceil(calls / limit) x window; the operations run in parallel)` : ''));
+  return lines.join('\n');
+}
