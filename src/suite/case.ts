@@ -217,9 +217,9 @@ function finish(c: CaseContext, testInfo: TestInfo): void {
   testInfo.annotations.push({ type: 'verdict', description: verdict });
   for (const n of c.notes) if (n.verdict !== 'PASS') testInfo.annotations.push({ type: n.verdict.toLowerCase(), description: n.text });
   if (Object.keys(c.observations).length) testInfo.annotations.push({ type: 'observation', description: maskText(JSON.stringify(c.observations)) });
-  if (verdict === 'SKIPPED' || verdict === 'NOT_APPLICABLE') test.skip(true, `${verdict}: ${c.skipReason}`);
   const waiver = waivers().find((w) => w.case === c.def.id);
   if (waiver) testInfo.annotations.push({ type: waiver.verdict === verdict ? 'waiver-used' : 'waiver-not-needed', description: `${waiver.verdict}: ${waiver.comment}` });
+  if (verdict === 'SKIPPED' || verdict === 'NOT_APPLICABLE') test.skip(true, `${verdict}: ${c.skipReason}`);
   if ((verdict === 'FAIL' || verdict === 'ERROR') && waiver?.verdict !== verdict) {
     const lines = c.notes.filter((n) => n.verdict === verdict).map((n) => `- ${n.text}`);
     throw new Error(`${verdict} ${c.def.id}: expected ${c.def.expectation}\n${lines.join('\n')}`);

@@ -14,6 +14,11 @@ import { loadBaseline } from './baseline.js';
 import { caseFilter } from './selection.js';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
+  if (process.env.SADAD_DRY_RUN === '1' || process.env.SADAD_DRY_RUN === 'true') {
+    // a raw `playwright test` would run for real: the dry run goes through the certify wrapper
+    console.error('\nSADAD_DRY_RUN is set: run the dry run with `npm run certify` (or `npm run certify -- --list`). Nothing was sent.\n');
+    process.exit(2);
+  }
   let config;
   try {
     loadEnvFile();
