@@ -7,19 +7,26 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { ROOT } from '../../src/paths.js';
 import { counts, runSuite } from './run-suite.js';
 
 test.describe.configure({ mode: 'parallel', timeout: 300_000 });
 
 // higher limits over a longer window: the same budget per second, several times the calls per window
 const RAISED = { MOCK_RATE_LIMIT_BILL: '40', MOCK_RATE_LIMIT_MOI: '30', MOCK_RATE_WINDOW_SECONDS: '2' };
-const modes: [string, Record<string, string>][] = [
-  ['sample style, HTTP errors, real limits', { MOCK_STYLE: 'sample', MOCK_ERRORS: 'http' }],
-  ['table style, HTTP errors', { MOCK_STYLE: 'table', MOCK_ERRORS: 'http', ...RAISED }],
-  ['sample style, in-band errors', { MOCK_STYLE: 'sample', MOCK_ERRORS: 'in-band', ...RAISED }],
+// a real deployment's shape: its own tag and header prefixes, signed requests, client headers required
+const DEPLOYMENT = {
+  SADAD_TAG_PREFIX: 'OSV', SADAD_HEADER_PREFIX: 'SV', MOCK_REQUIRE_CLIENT_HEADERS: '1',
+  SADAD_SIGNING_KEY: join(ROOT, 'data/test-keys/signing-private.pem'), MOCK_SIGNATURE_PUBLIC_KEY: join(ROOT, 'data/test-keys/signing-public.pem'),
+};
+/** name, environment, skipped cases (the signature cases when nothing is signed) */
+const modes: [string, Record<string, string>, number][] = [
+  ['sample style, HTTP errors, real limits', { MOCK_STYLE: 'sample', MOCK_ERRORS: 'http' }, 8],
+  ['table style, HTTP errors, OSV/SV prefixes, signed, client headers required', { MOCK_STYLE: 'table', MOCK_ERRORS: 'http', ...RAISED, ...DEPLOYMENT }, 0],
+  ['sample style, in-band errors', { MOCK_STYLE: 'sample', MOCK_ERRORS: 'in-band', ...RAISED }, 8],
 ];
 
-for (const [name, env] of modes) {
+for (const [name, env, skipped] of modes) {
   test(`the full suite passes against the embedded mock: ${name}`, async () => {
     const run = await runSuite(env);
     const c = counts(run.output);
@@ -27,8 +34,7 @@ for (const [name, env] of modes) {
     expect(c.failed, run.output.slice(-3000)).toBe(0);
     expect(run.code).toBe(0);
     expect(c.passed).toBeGreaterThan(400);
-    // skipped are only the signature cases (no signer configured against the embedded mock)
-    expect(c.skipped).toBe(8);
+    expect(c.skipped).toBe(skipped);
     const pacing = JSON.parse(readFileSync(join(run.reportsDir, 'pacing.json'), 'utf8'));
     for (const [op, s] of Object.entries<{ calls: number }>(pacing.operations)) expect(s.calls, op).toBeGreaterThan(20);
   });

@@ -20,7 +20,7 @@ function familyOf(m: Mutation): RuleFamily {
 
 /** The mutation list is the same for every valid body of an operation: plan cases from a sample body. */
 export function plannedMutations(opId: OperationId): Mutation[] {
-  return mutationsOf(opId, new RequestGenerator({ seed: 1 }).build(opId), 'Svc');
+  return mutationsOf(opId, new RequestGenerator({ seed: 1, tagPrefix: 'Svc' }).build(opId), 'Svc');
 }
 
 export function registerRequestFieldCases(opId: OperationId): void {
