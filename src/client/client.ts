@@ -91,7 +91,8 @@ export class SadadClient {
       const err = e as Error & { cause?: { code?: string; message?: string } };
       const timeout = err.name === 'TimeoutError' || err.name === 'AbortError';
       const message = timeout ? `no answer within ${this.config.requestTimeoutMs} ms` : `${err.message}${err.cause ? ` (${err.cause.code ?? err.cause.message})` : ''}`;
-      return { ...base, error: { kind: timeout ? 'timeout' : 'network', message }, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+      const code = err.cause?.code;
+      return { ...base, error: { kind: timeout ? 'timeout' : 'network', message, ...(code ? { code } : {}) }, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
     }
   }
 }

@@ -10,7 +10,7 @@ export interface Exchange {
   json?: unknown;
   parseError?: string;
   /** A transport failure: no HTTP answer at all. */
-  error?: { kind: 'timeout' | 'network'; message: string };
+  error?: { kind: 'timeout' | 'network'; message: string; code?: string };
   startedAt: string;
   durationMs: number;
 }

@@ -27,6 +27,12 @@ import { validate } from './validation.js';
 
 /** 1 MiB: generous for these messages, small enough that a flood of bodies cannot exhaust memory. */
 export const BODY_LIMIT = 1024 * 1024;
+/**
+ * Bodies are read in full up to this size before BODY_LIMIT is applied: answering 413 while the
+ * client is still uploading makes many clients fail with EPIPE before they can read the answer.
+ */
+const READ_LIMIT = 16 * BODY_LIMIT;
+const tooLarge = () => new MockError(413, 'MW-413', `Request body larger than ${BODY_LIMIT} bytes`);
 const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 declare module 'fastify' {
@@ -83,7 +89,7 @@ function toMockError(err: FastifyError | MockError | Error): MockError {
   if (err instanceof MockError) return err;
   const e = err as FastifyError;
   switch (e.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE': return new MockError(413, 'MW-413', `Request body larger than ${BODY_LIMIT} bytes`);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return tooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return unsupportedMediaType();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY': return malformed('empty body');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH': return malformed('Content-Length does not match the body');
@@ -107,7 +113,7 @@ export interface MockServer {
 }
 
 export async function buildMockServer(options: MockOptions): Promise<MockServer> {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true });
+  const app = Fastify({ logger: false, bodyLimit: READ_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true });
   const state = new MockState();
   const tokens = new TokenIssuer(options.tokenLifetimeSeconds);
   // Each place that can misbehave on purpose gets the defects and asks `defects.has(name)` there.
@@ -116,15 +122,16 @@ export async function buildMockServer(options: MockOptions): Promise<MockServer>
 
   // Only JSON is a request body here; `__proto__` and `constructor.prototype` keys are dropped while parsing.
   app.removeAllContentTypeParsers();
-  const json = app.getDefaultJsonParser('remove', 'remove');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, !defects.has('proto-keys-500') ? json : (req, body, done) => {
+  const parseJson = app.getDefaultJsonParser('remove', 'remove');
+  const json: typeof parseJson = (req, body, done) => (Buffer.byteLength(String(body)) > BODY_LIMIT ? done(tooLarge(), undefined) : parseJson(req, body, done));
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: READ_LIMIT }, !defects.has('proto-keys-500') ? json : (req, body, done) => {
     // defect: bill payments feed prototype keys into code that crashes on them
     if (req.routeOptions.url === pathOf('bill-payment') && PROTOTYPE_KEY.test(String(body))) return done(new TypeError('Cannot convert object to primitive value'), undefined);
     json(req, body, done);
   });
   if (defects.has('content-type-unchecked')) {
     // defect: MOI payments read a text/plain body as JSON; elsewhere it stays a 415
-    app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+    app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: READ_LIMIT }, (req, body, done) => {
       if (req.routeOptions.url !== pathOf('moi-payment')) return done(unsupportedMediaType(), undefined);
       json(req, String(body), done);
     });
