@@ -23,7 +23,8 @@ import {
   aggregateObservations, buildCounts, buildMatrix, classifyWaivers, decideOutcome, errorBodyShapes, familyIds, operationIds,
   planSummary, SPEC_SECTIONS, FORMAT, FORMAT_VERSION, type CaseReport, type CertificationReport, type ExchangeRecord, type Fingerprint,
 } from './model.js';
-import { formatDuration, formatPlan, planOf, plannedLimits, type Plan } from './plan.js';
+import { formatDuration, formatPlan, planOf, type Plan } from './plan.js';
+import { plannedLimits } from '../suite/plan.js';
 
 const truthy = (v: string | undefined) => !!v && !/^(0|false|no|off)$/i.test(v.trim());
 

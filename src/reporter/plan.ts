@@ -3,8 +3,7 @@
  * the wall time the pacer needs at the configured limits (design.md §6: the bound is
  * `max over operations of ceil(calls / limit) x window`).
  */
-import { operations } from '../contract/catalogue.js';
-import { configFromEnv, EMBEDDED_MOCK_WINDOW_SECONDS } from '../config/index.js';
+import type { Limits } from '../suite/plan.js';
 import { familyIds, operationIds } from './model.js';
 
 export interface PlannedCase {
@@ -15,14 +14,6 @@ export interface PlannedCase {
   calls: Record<string, number>;
 }
 
-export interface Limits {
-  windowSeconds: number;
-  /** Calls per window, per operation. */
-  perOperation: Record<string, number>;
-  /** Where the limits come from, in words. */
-  source: string;
-}
-
 export interface Plan {
   cases: PlannedCase[];
   byOperation: Record<string, number>;
@@ -31,30 +22,6 @@ export interface Plan {
   calls: Record<string, number>;
   limits: Limits;
   estimate: { seconds: number; bound: string | null; perOperation: Record<string, number> };
-}
-
-function positive(raw: string | undefined): number | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = Number(raw);
-  return Number.isFinite(n) && n > 0 ? n : undefined;
-}
-
-/**
- * The limits a run will pace at, as the environment says before the run. Without SADAD_BASE_URL the
- * embedded mock is the target: its own MOCK_* settings win, else it follows the suite's settings
- * (window 1 s unless SADAD_RATE_WINDOW_SECONDS says otherwise), as the global setup does.
- */
-export function plannedLimits(env: NodeJS.ProcessEnv = process.env): Limits {
-  const config = configFromEnv(env);
-  const embedded = config.baseUrl === undefined;
-  const windowSeconds = (embedded ? positive(env.MOCK_RATE_WINDOW_SECONDS) : undefined) ?? config.rateWindowSeconds;
-  const bill = (embedded ? positive(env.MOCK_RATE_LIMIT_BILL) : undefined) ?? config.rateLimits.bill;
-  const moi = (embedded ? positive(env.MOCK_RATE_LIMIT_MOI) : undefined) ?? config.rateLimits.moi;
-  const perOperation = Object.fromEntries(operations.map((op) => [op.id, op.rateGroup === 'bill' ? bill : moi]));
-  const source = embedded
-    ? `the embedded mock (no SADAD_BASE_URL)${windowSeconds === EMBEDDED_MOCK_WINDOW_SECONDS ? `, whose window is ${EMBEDDED_MOCK_WINDOW_SECONDS} s` : ''}`
-    : `the target ${config.baseUrl}`;
-  return { windowSeconds, perOperation, source };
 }
 
 export function planOf(cases: PlannedCase[], limits: Limits): Plan {

@@ -1,8 +1,47 @@
-/** Planning figures known before anything is sent (the dry run's call counts). */
-import type { RateGroup } from '../contract/catalogue.js';
+/**
+ * The limits a run will pace at, known before anything is sent: the dry run's estimate and the
+ * cases' planned calls both read them here.
+ */
+import { operations, type RateGroup } from '../contract/catalogue.js';
+import { configFromEnv, EMBEDDED_MOCK_WINDOW_SECONDS } from '../config/index.js';
 
-/** The limit a run will pace at, as far as the environment says before the run starts. */
+export interface Limits {
+  windowSeconds: number;
+  /** Calls per window, per operation. */
+  perOperation: Record<string, number>;
+  /** Where the limits come from, in words. */
+  source: string;
+}
+
+function positive(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * The limits a run will pace at, as the environment says before the run. Without SADAD_BASE_URL the
+ * embedded mock is the target: its own MOCK_* settings win, else it follows the suite's settings
+ * (window 1 s unless SADAD_RATE_WINDOW_SECONDS says otherwise), as the global setup does.
+ */
+export function plannedLimits(env: NodeJS.ProcessEnv = process.env): Limits {
+  const config = configFromEnv(env);
+  const embedded = config.baseUrl === undefined;
+  const windowSeconds = (embedded ? positive(env.MOCK_RATE_WINDOW_SECONDS) : undefined) ?? config.rateWindowSeconds;
+  const bill = (embedded ? positive(env.MOCK_RATE_LIMIT_BILL) : undefined) ?? config.rateLimits.bill;
+  const moi = (embedded ? positive(env.MOCK_RATE_LIMIT_MOI) : undefined) ?? config.rateLimits.moi;
+  const perOperation = Object.fromEntries(operations.map((op) => [op.id, op.rateGroup === 'bill' ? bill : moi]));
+  const source = embedded
+    ? `the embedded mock (no SADAD_BASE_URL)${windowSeconds === EMBEDDED_MOCK_WINDOW_SECONDS ? `, whose window is ${EMBEDDED_MOCK_WINDOW_SECONDS} s` : ''}`
+    : `the target ${config.baseUrl}`;
+  return { windowSeconds, perOperation, source };
+}
+
+/** One group's limit, for the planned calls of a case; the defaults when the configuration is broken (the global setup reports it). */
 export function plannedLimit(group: RateGroup, env: NodeJS.ProcessEnv = process.env): number {
-  const v = Number(group === 'bill' ? env.SADAD_RATE_LIMIT_BILL || env.MOCK_RATE_LIMIT_BILL : env.SADAD_RATE_LIMIT_MOI || env.MOCK_RATE_LIMIT_MOI);
-  return Number.isInteger(v) && v > 0 ? v : group === 'bill' ? 10 : 3;
+  try {
+    return plannedLimits(env).perOperation[group === 'bill' ? 'bill-enquiry' : 'moi-enquiry']!;
+  } catch {
+    return group === 'bill' ? 10 : 3;
+  }
 }

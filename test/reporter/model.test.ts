@@ -9,7 +9,8 @@ import {
   aggregateObservations, buildCounts, buildMatrix, classifyWaivers, decideOutcome, errorBodyShapes, strongestOf, zeroCounts,
   FORMAT, FORMAT_VERSION, type CaseReport, type CertificationReport,
 } from '../../src/reporter/model.js';
-import { formatDuration, planOf, plannedLimits } from '../../src/reporter/plan.js';
+import { formatDuration, planOf } from '../../src/reporter/plan.js';
+import { plannedLimits } from '../../src/suite/plan.js';
 import { ROOT } from '../../src/paths.js';
 import type { Verdict } from '../../src/suite/verdicts.js';
 
