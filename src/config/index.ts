@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { ConfigError, headerPrefixFrom, tagPrefixFrom } from '../contract/prefix.js';
 import { DEFAULT_RATE_WINDOW_SECONDS } from '../contract/catalogue.js';
 import { seedFrom } from '../generators/seed.js';
+import { oneOf, positiveInteger, positiveNumber } from './env-values.js';
 
 export { ConfigError } from '../contract/prefix.js';
 export { loadEnvFile } from './env-file.js';
@@ -45,16 +46,6 @@ export interface SuiteConfig {
 type Env = NodeJS.ProcessEnv;
 const str = (env: Env, name: string) => { const v = env[name]; return v === undefined || v.trim() === '' ? undefined : v.trim(); };
 
-function positiveNumber(env: Env, name: string, fallback: number, integer = false): number {
-  const raw = str(env, name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new ConfigError(name, `must be a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
-
 function url(env: Env, name: string): string | undefined {
   const raw = str(env, name);
   if (raw === undefined) return undefined;
@@ -91,8 +82,7 @@ export function configFromEnv(env: Env = process.env): SuiteConfig {
   if (tokenUrl && (!clientId || !clientSecret)) throw new ConfigError(clientId ? 'SADAD_CLIENT_SECRET' : 'SADAD_CLIENT_ID', 'is required with SADAD_TOKEN_URL');
   const companyId = headerValue(env, 'SADAD_COMPANY_ID', embedded ? MOCK_DEFAULTS.companyId : undefined);
   if (!companyId) throw new ConfigError('SADAD_COMPANY_ID', 'is required when SADAD_BASE_URL is set');
-  const payments = str(env, 'SADAD_PAYMENTS') ?? 'on';
-  if (payments !== 'on' && payments !== 'off') throw new ConfigError('SADAD_PAYMENTS', `must be on or off, got ${JSON.stringify(payments)}`);
+  const payments = oneOf(env, 'SADAD_PAYMENTS', ['on', 'off'] as const, 'on');
   const { seed, fromEnv } = seedFrom(env);
   return {
     baseUrl,
@@ -104,7 +94,7 @@ export function configFromEnv(env: Env = process.env): SuiteConfig {
     bankCode: str(env, 'SADAD_BANK_CODE'),
     companyCode: str(env, 'SADAD_COMPANY_CODE'),
     rateWindowSeconds: positiveNumber(env, 'SADAD_RATE_WINDOW_SECONDS', embedded ? EMBEDDED_MOCK_WINDOW_SECONDS : DEFAULT_RATE_WINDOW_SECONDS),
-    rateLimits: { bill: positiveNumber(env, 'SADAD_RATE_LIMIT_BILL', 10, true), moi: positiveNumber(env, 'SADAD_RATE_LIMIT_MOI', 3, true) },
+    rateLimits: { bill: positiveInteger(env, 'SADAD_RATE_LIMIT_BILL', 10), moi: positiveInteger(env, 'SADAD_RATE_LIMIT_MOI', 3) },
     seed,
     seedFromEnv: fromEnv,
     dataFile: existingFile(env, 'SADAD_DATA_FILE'),
@@ -114,7 +104,7 @@ export function configFromEnv(env: Env = process.env): SuiteConfig {
     signer: existingFile(env, 'SADAD_SIGNER'),
     signingKey: existingFile(env, 'SADAD_SIGNING_KEY'),
     signingKeyPassphrase: str(env, 'SADAD_SIGNING_KEY_PASSPHRASE'),
-    requestTimeoutMs: positiveNumber(env, 'SADAD_REQUEST_TIMEOUT_MS', 15_000, true),
+    requestTimeoutMs: positiveInteger(env, 'SADAD_REQUEST_TIMEOUT_MS', 15_000),
     payments: payments === 'on',
   };
 }

@@ -6,6 +6,7 @@
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { list, oneOf, flag, port, positiveInteger, positiveNumber, text, unset } from '../config/env-values.js';
 import { ConfigError, headerPrefixFrom, SPEC_PREFIX, tagPrefixFrom } from '../contract/prefix.js';
 import { DEFAULT_RATE_WINDOW_SECONDS, operations } from '../contract/catalogue.js';
 import { ROOT } from '../paths.js';
@@ -61,61 +62,6 @@ export function defaultMockOptions(): MockOptions {
     tokenLifetimeSeconds: 3600,
     defects: [],
   };
-}
-
-const unset = (v: string | undefined): v is undefined => v === undefined || v.trim() === '';
-
-function positiveNumber(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
-  const raw = env[variable];
-  if (unset(raw)) return fallback;
-  const n = /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
-  if (!(n > 0) || !Number.isFinite(n)) throw new ConfigError(variable, `must be a positive number, got ${JSON.stringify(raw)}`);
-  return n;
-}
-
-function positiveInteger(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
-  const raw = env[variable];
-  if (unset(raw)) return fallback;
-  if (!/^\s*\d{1,9}\s*$/.test(raw) || Number(raw) < 1) throw new ConfigError(variable, `must be a positive integer, got ${JSON.stringify(raw)}`);
-  return Number(raw);
-}
-
-function port(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
-  const raw = env[variable];
-  if (unset(raw)) return fallback;
-  if (!/^\s*\d{1,5}\s*$/.test(raw) || Number(raw) > 65535) throw new ConfigError(variable, `must be a port number 0-65535, got ${JSON.stringify(raw)}`);
-  return Number(raw);
-}
-
-function oneOf<T extends string>(env: NodeJS.ProcessEnv, variable: string, allowed: readonly T[], fallback: T): T {
-  const raw = env[variable];
-  if (unset(raw)) return fallback;
-  const value = raw.trim() as T;
-  if (!allowed.includes(value)) throw new ConfigError(variable, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
-  return value;
-}
-
-function flag(env: NodeJS.ProcessEnv, variable: string): boolean {
-  const raw = env[variable];
-  if (unset(raw)) return false;
-  const v = raw.trim().toLowerCase();
-  if (['1', 'true', 'yes'].includes(v)) return true;
-  if (['0', 'false', 'no'].includes(v)) return false;
-  throw new ConfigError(variable, `must be 1 or 0, got ${JSON.stringify(raw)}`);
-}
-
-function text(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
-  const raw = env[variable];
-  if (unset(raw)) return fallback;
-  if (/[\s]/.test(raw.trim()) || /[\r\n]/.test(raw)) throw new ConfigError(variable, 'must not contain white space');
-  return raw.trim();
-}
-
-function list(env: NodeJS.ProcessEnv, variable: string): string[] {
-  const names = (env[variable] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
-  const bad = names.find((n) => /\s/.test(n));
-  if (bad !== undefined) throw new ConfigError(variable, `must be a comma-separated list without spaces inside names, got ${JSON.stringify(bad)}`);
-  return names;
 }
 
 /** Reads a PEM public key file (relative paths from the project root, where `npm run mock` runs). */

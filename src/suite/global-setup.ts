@@ -13,25 +13,29 @@ import { loadTargetData } from '../config/target-data.js';
 import { loadBaseline } from './baseline.js';
 import { caseFilter } from './selection.js';
 
+/** Runs a configuration step; a mistake ends the run here, before anything is sent, naming the variable. */
+function orStop<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(`\nConfiguration error: ${e.message}\nNothing was sent. See .env.example and the configuration table in README.md.\n`);
+    process.exit(2);
+  }
+}
+
 export default async function globalSetup(): Promise<() => Promise<void>> {
   if (process.env.SADAD_DRY_RUN === '1' || process.env.SADAD_DRY_RUN === 'true') {
     // a raw `playwright test` would run for real: the dry run goes through the certify wrapper
     console.error('\nSADAD_DRY_RUN is set: run the dry run with `npm run certify` (or `npm run certify -- --list`). Nothing was sent.\n');
     process.exit(2);
   }
-  let config;
-  try {
+  let config = orStop(() => {
     loadEnvFile();
-    config = configFromEnv();
     loadBaseline();
     caseFilter();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(`\nConfiguration error: ${e.message}\nNothing was sent. See .env.example and the configuration table in README.md.\n`);
-      process.exit(2);
-    }
-    throw e;
-  }
+    return configFromEnv();
+  });
   // evidence of an earlier run must not mix with this one's
   rmSync(join(reportsDir(), 'evidence'), { recursive: true, force: true });
   const closers: (() => Promise<void>)[] = [];
@@ -43,11 +47,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     env.MOCK_RATE_WINDOW_SECONDS ??= String(config.rateWindowSeconds);
     env.MOCK_RATE_LIMIT_BILL ??= String(config.rateLimits.bill);
     env.MOCK_RATE_LIMIT_MOI ??= String(config.rateLimits.moi);
-    let options;
-    try { options = mockOptionsFromEnv(env); } catch (e) {
-      if (e instanceof ConfigError) { console.error(`\nConfiguration error: ${e.message}\nNothing was sent.\n`); process.exit(2); }
-      throw e;
-    }
+    const options = orStop(() => mockOptionsFromEnv(env));
     const mock = await startMock({ ...options, port: 0 });
     closers.push(mock.close);
     target = mock.url;
@@ -66,11 +66,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   }
   process.env.SADAD_SEED = String(config.seed);
   process.env.SADAD_TARGET_PROFILE ??= 'configured target';
-  let targetData;
-  try { targetData = loadTargetData(config.dataFile); } catch (e) {
-    if (e instanceof ConfigError) { console.error(`\nConfiguration error: ${e.message}\nNothing was sent.\n`); process.exit(2); }
-    throw e;
-  }
+  const targetData = orStop(() => loadTargetData(config.dataFile));
   const coordinator = await startCoordinator({
     windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), leaseMs: config.requestTimeoutMs + 10_000,
     claimable: { bills: targetData?.bills.length ?? 0, fees: targetData?.fees.length ?? 0 },
