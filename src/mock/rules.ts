@@ -64,8 +64,13 @@ export function billEnquiry(ctx: EntryContext, entry: Fields): Outcome<Bill> {
   return { ok: true, value: { ...bill } };
 }
 
-/** How long `duplicate-when-concurrent` yields between the duplicate check and the debit. */
-export const DUPLICATE_CHECK_GAP_MS = 15;
+/**
+ * How long `duplicate-when-concurrent` yields between the duplicate check and the debit: the round
+ * trip to a core system a real implementation makes there. Wide enough that copies released
+ * together still overlap on a loaded machine (15 ms was missed once in CI: the mock's own
+ * per-request work under load spread ten copies further apart than that).
+ */
+export const DUPLICATE_CHECK_GAP_MS = 500;
 
 const duplicate = (pointer: string, sequence: string) =>
   reject<never>(REJECTIONS.duplicate(), `${pointer}/SequenceNumber`, 'a SequenceNumber not used by an accepted payment', JSON.stringify(sequence));

@@ -39,6 +39,13 @@ type Via = <U>(send: () => Promise<U>) => Promise<U>;
  * tick: the copies reach the target as close together as the network allows, which is what a race
  * between a duplicate check and a debit needs to show.
  */
+/** How far apart the copies went out and how long their answers took: evidence of a real overlap. */
+function spreadOf(answers: Exchange[]): string {
+  const starts = answers.map((a) => Date.parse(a.startedAt));
+  const ends = answers.map((a, i) => starts[i]! + a.durationMs);
+  return `sent within ${Math.max(...starts) - Math.min(...starts)} ms, all answered ${Math.max(...ends) - Math.min(...starts)} ms after the first was sent`;
+}
+
 function startTogether(via: Via, n: number): Via {
   let ready = 0;
   let go!: () => void;
@@ -106,7 +113,7 @@ export function registerDuplicateCases(): void {
     });
     const kinds = answers.map((ex, i) => duplicateAnswer(c, ex, `copy ${i + 1}`));
     const accepted = kinds.filter((k) => k === 'accepted').length;
-    c.observe('concurrent copies', `${n} sent, ${accepted} answered as success, ${n - accepted} rejected`);
+    c.observe('concurrent copies', `${n} sent, ${accepted} answered as success, ${n - accepted} rejected; ${spreadOf(answers)}`);
     if (!accepted) return c.stop(`none of the ${n} copies was accepted, so nothing shows a duplicate is what was refused`);
     c.requireAccepted(await c.send({ body: freshIds('bill-payment', payment, c.tagPrefix), label: 'control, new SequenceNumber' }), 'the control payment (new SequenceNumber)');
     const [after] = await enquireBills(c, [bill!.subject], 'bill enquiry after the payments');
@@ -129,7 +136,7 @@ export function registerDuplicateCases(): void {
     });
     const kinds = answers.map((ex, i) => duplicateAnswer(c, ex, `fee ${i + 1}`));
     const accepted = kinds.filter((k) => k === 'accepted').length;
-    c.observe('concurrent payments', `${n} sent with one SequenceNumber, ${accepted} accepted`);
+    c.observe('concurrent payments', `${n} sent with one SequenceNumber, ${accepted} accepted; ${spreadOf(answers)}`);
     if (accepted !== 1) return c.stop(`${accepted} of ${n} payments sharing one SequenceNumber were accepted, expected exactly 1`);
     for (const [i, body] of payments.entries()) {
       if (kinds[i] === 'accepted') continue;
