@@ -34,11 +34,6 @@ const sections = ['1', '7', '8'];
 
 type Via = <U>(send: () => Promise<U>) => Promise<U>;
 
-/**
- * Holds every send until all `n` have their pacer grant and headers, then lets them go in the same
- * tick: the copies reach the target as close together as the network allows, which is what a race
- * between a duplicate check and a debit needs to show.
- */
 /** How far apart the copies went out and how long their answers took: evidence of a real overlap. */
 function spreadOf(answers: Exchange[]): string {
   const starts = answers.map((a) => Date.parse(a.startedAt));
@@ -46,6 +41,11 @@ function spreadOf(answers: Exchange[]): string {
   return `sent within ${Math.max(...starts) - Math.min(...starts)} ms, all answered ${Math.max(...ends) - Math.min(...starts)} ms after the first was sent`;
 }
 
+/**
+ * Holds every send until all `n` have their pacer grant and headers, then lets them go in the same
+ * tick: the copies reach the target as close together as the network allows, which is what a race
+ * between a duplicate check and a debit needs to show.
+ */
 function startTogether(via: Via, n: number): Via {
   let ready = 0;
   let go!: () => void;
