@@ -16,6 +16,7 @@ export const VERDICT_INFO: Record<Verdict, { symbol: string; meaning: string }> 
   PASS: { symbol: '✔', meaning: 'the target did what the rule asks' },
   FAIL: { symbol: '✖', meaning: 'the target breaks a rule the API document states (MUST)' },
   ERROR: { symbol: '⚠\uFE0E', meaning: 'the suite, the network or the configuration broke, so the rule could not be checked' },
+  NOT_RUN: { symbol: '◌', meaning: 'the run ended before this case finished (interrupted, stopped or crashed); `npm run certify -- --resume` runs it' },
   SKIPPED: { symbol: '↷', meaning: 'a precondition was missing (the reason is given)' },
   NOT_APPLICABLE: { symbol: '∅', meaning: 'the target profile says it lacks the feature (e.g. payments disabled)' },
   WARN: { symbol: '▲', meaning: 'common practice or the strict profile not followed (SHOULD); does not prevent certification' },
@@ -23,7 +24,7 @@ export const VERDICT_INFO: Record<Verdict, { symbol: string; meaning: string }> 
 };
 
 /** The case table's order: what needs attention first, what did not apply last but one. */
-const DISPLAY_ORDER: Verdict[] = ['FAIL', 'ERROR', 'WARN', 'SKIPPED', 'OBSERVED', 'NOT_APPLICABLE', 'PASS'];
+const DISPLAY_ORDER: Verdict[] = ['FAIL', 'ERROR', 'NOT_RUN', 'WARN', 'SKIPPED', 'OBSERVED', 'NOT_APPLICABLE', 'PASS'];
 
 const LEVELS: [string, string][] = [
   ['MUST', 'stated by the API document; a violation is a FAIL'],

@@ -1,5 +1,6 @@
 /** SADAD_CASES / SADAD_SKIP_CASES: select and exclude cases by id glob (`*` any run of characters). */
 import { ConfigError } from '../contract/prefix.js';
+import { profileFilter } from './profile.js';
 
 function globs(env: NodeJS.ProcessEnv, name: string): RegExp[] {
   const raw = env[name];
@@ -13,5 +14,6 @@ function globs(env: NodeJS.ProcessEnv, name: string): RegExp[] {
 export function caseFilter(env: NodeJS.ProcessEnv = process.env): (id: string) => boolean {
   const include = globs(env, 'SADAD_CASES');
   const exclude = globs(env, 'SADAD_SKIP_CASES');
-  return (id) => (!include.length || include.some((r) => r.test(id))) && !exclude.some((r) => r.test(id));
+  const inProfile = profileFilter(env);
+  return (id) => inProfile(id) && (!include.length || include.some((r) => r.test(id))) && !exclude.some((r) => r.test(id));
 }

@@ -1,9 +1,13 @@
 /** Levels, verdicts and rule families (design.md §4). */
 export type Level = 'MUST' | 'SHOULD' | 'OBSERVE';
-export type Verdict = 'PASS' | 'FAIL' | 'ERROR' | 'SKIPPED' | 'NOT_APPLICABLE' | 'WARN' | 'OBSERVED';
+/**
+ * NOT_RUN: the case never reached a verdict because the run ended early (interrupt, SIGTERM, a
+ * worker or runner that died): the suite's doing, never the target's, and what `--resume` reruns.
+ */
+export type Verdict = 'PASS' | 'FAIL' | 'ERROR' | 'NOT_RUN' | 'SKIPPED' | 'NOT_APPLICABLE' | 'WARN' | 'OBSERVED';
 
 /** Precedence within a case, strongest first. NOT_APPLICABLE ranks with SKIPPED: the case did not run. */
-export const VERDICT_ORDER: Verdict[] = ['FAIL', 'ERROR', 'SKIPPED', 'NOT_APPLICABLE', 'WARN', 'OBSERVED', 'PASS'];
+export const VERDICT_ORDER: Verdict[] = ['FAIL', 'ERROR', 'NOT_RUN', 'SKIPPED', 'NOT_APPLICABLE', 'WARN', 'OBSERVED', 'PASS'];
 export const strongest = (vs: Verdict[]): Verdict => VERDICT_ORDER.find((v) => vs.includes(v)) ?? 'PASS';
 
 /** What violating a rule of this level yields. */
