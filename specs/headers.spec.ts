@@ -1,6 +1,5 @@
 // Required headers missing or malformed, bad token, signature, clientid/clientsecret (observed).
-import { operations } from '../src/contract/catalogue.js';
-import { asTest, collectCases, interleave, test } from '../src/suite/case.js';
-import { registerHeaderCases } from '../src/suite/rules/headers.js';
+import { asTest, interleave, test } from '../src/suite/case.js';
+import { CASE_GROUPS } from '../src/suite/cases.js';
 
-for (const c of interleave(operations.map((op) => collectCases(() => registerHeaderCases(op.id))))) test(...asTest(c));
+for (const c of interleave(CASE_GROUPS['headers']())) test(...asTest(c));

@@ -1,6 +1,5 @@
 // Several TransactionData entries answered one for one, in order.
-import { operations } from '../src/contract/catalogue.js';
-import { asTest, collectCases, interleave, test } from '../src/suite/case.js';
-import { registerMultiEntryCases } from '../src/suite/rules/multi-entry.js';
+import { asTest, interleave, test } from '../src/suite/case.js';
+import { CASE_GROUPS } from '../src/suite/cases.js';
 
-for (const c of interleave(operations.map((op) => collectCases(() => registerMultiEntryCases(op.id))))) test(...asTest(c));
+for (const c of interleave(CASE_GROUPS['multi-entry']())) test(...asTest(c));

@@ -1,6 +1,5 @@
 // Payments: duplicate SequenceNumber (sequential and concurrent) and stateful enquiry-pay-enquiry flows.
-import { asTest, collectCases, interleave, test } from '../src/suite/case.js';
-import { registerDuplicateCases } from '../src/suite/rules/duplicates.js';
-import { registerFlowCases } from '../src/suite/rules/flows.js';
+import { asTest, interleave, test } from '../src/suite/case.js';
+import { CASE_GROUPS } from '../src/suite/cases.js';
 
-for (const c of interleave([collectCases(registerDuplicateCases), collectCases(registerFlowCases)])) test(...asTest(c));
+for (const c of interleave(CASE_GROUPS['payments']())) test(...asTest(c));

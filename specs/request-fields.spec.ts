@@ -1,6 +1,5 @@
 // Every required request field omitted / wrong type / null / empty, TransactionType pairing, AccountNumber limits.
-import { operations } from '../src/contract/catalogue.js';
-import { asTest, collectCases, interleave, test } from '../src/suite/case.js';
-import { registerRequestFieldCases } from '../src/suite/rules/request-fields.js';
+import { asTest, interleave, test } from '../src/suite/case.js';
+import { CASE_GROUPS } from '../src/suite/cases.js';
 
-for (const c of interleave(operations.map((op) => collectCases(() => registerRequestFieldCases(op.id))))) test(...asTest(c));
+for (const c of interleave(CASE_GROUPS['request-fields']())) test(...asTest(c));

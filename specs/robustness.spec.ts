@@ -1,6 +1,5 @@
 // Malformed, mistyped, empty or oversized bodies: a 4xx, never a 5xx.
-import { operations } from '../src/contract/catalogue.js';
-import { asTest, collectCases, interleave, test } from '../src/suite/case.js';
-import { registerRobustnessCases } from '../src/suite/rules/robustness.js';
+import { asTest, interleave, test } from '../src/suite/case.js';
+import { CASE_GROUPS } from '../src/suite/cases.js';
 
-for (const c of interleave(operations.map((op) => collectCases(() => registerRobustnessCases(op.id))))) test(...asTest(c));
+for (const c of interleave(CASE_GROUPS['robustness']())) test(...asTest(c));

@@ -31,6 +31,9 @@ export interface SendOptions {
 }
 
 export class SadadClient {
+  /** The bearer token each exchange was sent with, so a refused one can be dropped (never recorded). */
+  private readonly tokenOf = new WeakMap<Exchange, string>();
+
   constructor(
     readonly config: SuiteConfig,
     private readonly deps: { pacer: Pacer; tokens: TokenSource; signer: Signer | undefined },
@@ -38,9 +41,16 @@ export class SadadClient {
 
   get signer() { return this.deps.signer; }
   get pacer() { return this.deps.pacer; }
+  get tokens() { return this.deps.tokens; }
+
+  /** The target refused the token this exchange carried: the next call fetches a fresh one (when renewable). */
+  refuseToken(ex: Exchange): void {
+    const used = this.tokenOf.get(ex);
+    if (used) this.deps.tokens.invalidate(used);
+  }
 
   /** The headers a conformant client sends (spec §5), before signing. */
-  async baseHeaders(opId: OperationId): Promise<Record<string, string>> {
+  async baseHeaders(opId: OperationId, token?: string): Promise<Record<string, string>> {
     const c = this.config;
     const h: Record<string, string> = {
       'Content-Type': 'application/json',
@@ -48,7 +58,7 @@ export class SadadClient {
       [referenceIdHeader(c.headerPrefix)]: shortUniqueId(16),
       DateTimeStamp: specTimestamp(),
       Device: c.device,
-      Authorization: `Bearer ${await this.deps.tokens.token()}`,
+      Authorization: `Bearer ${token ?? await this.deps.tokens.token()}`,
     };
     if (operation(opId).clientHeaders && c.clientId && c.clientSecret) Object.assign(h, { clientid: c.clientId, clientsecret: c.clientSecret });
     return h;
@@ -57,7 +67,8 @@ export class SadadClient {
   async send(opId: OperationId, options: SendOptions = {}): Promise<Exchange> {
     const op = operation(opId);
     const bodyText = options.bodyText ?? JSON.stringify(options.body ?? null);
-    const headers = await this.baseHeaders(opId);
+    const token = await this.deps.tokens.token();
+    const headers = await this.baseHeaders(opId, token);
     if ((options.sign ?? true) && this.deps.signer) {
       const signature = this.deps.signer.sign({ bodyText, body: options.bodyText === undefined ? options.body : undefined, headers });
       // a target may echo a signature back in its answer: mask the value wherever it shows up
@@ -72,7 +83,9 @@ export class SadadClient {
     const method = options.method ?? op.method;
     const url = `${this.config.baseUrl}${options.path ?? op.path}`;
     const exec = () => this.exchange(options.label ?? opId, opId, method, url, headers, method === 'GET' || method === 'HEAD' ? undefined : bodyText);
-    return options.via ? options.via(exec) : this.deps.pacer.call(opId, exec);
+    const ex = await (options.via ? options.via(exec) : this.deps.pacer.call(opId, exec));
+    this.tokenOf.set(ex, token);
+    return ex;
   }
 
   /** Sends one request and records it; never throws for anything the target or the network does. */

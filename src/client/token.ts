@@ -5,11 +5,19 @@
  */
 import { registerSecret } from './redact.js';
 
-export interface TokenSource { token(): Promise<string> }
+export interface TokenSource {
+  token(): Promise<string>;
+  /** Whether a refused token can be replaced by a fresh one (client credentials), or not (static). */
+  readonly renewable: boolean;
+  /** The target refused this token (revoked or expired early): the next token() fetches a new one. */
+  invalidate(value: string): void;
+}
 
 export class StaticToken implements TokenSource {
+  readonly renewable = false;
   constructor(private readonly value: string) { registerSecret(value); }
   async token() { return this.value; }
+  invalidate(): void { /* a static token cannot be renewed */ }
 }
 
 export class TokenError extends Error {}
@@ -17,6 +25,7 @@ export class TokenError extends Error {}
 export class ClientCredentialsToken implements TokenSource {
   private cached: { value: string; refreshAt: number } | undefined;
   private pending: Promise<string> | undefined;
+  readonly renewable = true;
 
   constructor(private readonly options: { url: string; clientId: string; clientSecret: string; timeoutMs: number; now?: () => number }) {
     registerSecret(options.clientSecret);
@@ -29,6 +38,10 @@ export class ClientCredentialsToken implements TokenSource {
     // one fetch at a time: concurrent callers share it
     this.pending ??= this.fetchToken().finally(() => { this.pending = undefined; });
     return this.pending;
+  }
+
+  invalidate(value: string): void {
+    if (this.cached?.value === value) this.cached = undefined;
   }
 
   private async fetchToken(): Promise<string> {

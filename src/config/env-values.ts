@@ -22,6 +22,13 @@ export function positiveInteger(env: NodeJS.ProcessEnv, variable: string, fallba
   return Number(raw);
 }
 
+export function nonNegativeInteger(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
+  const raw = env[variable];
+  if (unset(raw)) return fallback;
+  if (!/^\s*\d{1,9}\s*$/.test(raw)) throw new ConfigError(variable, `must be a whole number 0 or more, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
 export function port(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
   const raw = env[variable];
   if (unset(raw)) return fallback;

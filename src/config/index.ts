@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { ConfigError, headerPrefixFrom, tagPrefixFrom } from '../contract/prefix.js';
 import { DEFAULT_RATE_WINDOW_SECONDS } from '../contract/catalogue.js';
 import { seedFrom } from '../generators/seed.js';
-import { oneOf, positiveInteger, positiveNumber } from './env-values.js';
+import { nonNegativeInteger, oneOf, positiveInteger, positiveNumber } from './env-values.js';
 
 export { ConfigError } from '../contract/prefix.js';
 export { loadEnvFile } from './env-file.js';
@@ -39,6 +39,8 @@ export interface SuiteConfig {
   signingKey: string | undefined;
   signingKeyPassphrase: string | undefined;
   requestTimeoutMs: number;
+  /** SADAD_RETRIES: how often a call met by a transient fault is sent again where that is safe. */
+  retries: number;
   /** `off` when the target profile has payments disabled: payment cases become NOT_APPLICABLE. */
   payments: boolean;
 }
@@ -105,6 +107,7 @@ export function configFromEnv(env: Env = process.env): SuiteConfig {
     signingKey: existingFile(env, 'SADAD_SIGNING_KEY'),
     signingKeyPassphrase: str(env, 'SADAD_SIGNING_KEY_PASSPHRASE'),
     requestTimeoutMs: positiveInteger(env, 'SADAD_REQUEST_TIMEOUT_MS', 15_000),
+    retries: nonNegativeInteger(env, 'SADAD_RETRIES', 3),
     payments: payments === 'on',
   };
 }

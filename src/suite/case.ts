@@ -18,6 +18,24 @@ import { runtime, type Runtime } from './runtime.js';
 import { loadBaseline, type Waiver } from './baseline.js';
 import { caseFilter } from './selection.js';
 import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from './verdicts.js';
+import { exhausted, retryDelayMs, sleep, transientKind, type Fault, type FaultKind } from './transient.js';
+
+/** How a call may be repeated after a transient fault. */
+export type RetryPolicy =
+  /** Sent again up to SADAD_RETRIES times: an enquiry, or a request the case expects the target to refuse. */
+  | 'safe'
+  /** Never resent here: the caller decides (a payment meant to be accepted, a call inside a burst). */
+  | 'none';
+
+export interface CaseSendOptions extends SendOptions {
+  op?: OperationId;
+  /** Default: `safe` for enquiries and for sends marked `expect: 'rejection'`, `none` for other payments. */
+  retry?: RetryPolicy;
+  /** The case expects the target to refuse this request, so repeating it cannot change the target's state. */
+  expect?: 'rejection';
+  /** When retries run out: end the case with ERROR (default), or hand the last exchange back. */
+  onExhausted?: 'error' | 'return';
+}
 
 export interface CaseDefinition {
   /** Stable, never renumbered: reports are compared across runs by it. */
@@ -45,6 +63,9 @@ export class CaseContext {
   readonly notes: { verdict: Verdict; text: string }[] = [];
   readonly observations: Record<string, unknown> = {};
   readonly exchanges: Exchange[] = [];
+  /** Transient faults met on the way (the package's availability observation). */
+  readonly faults: Fault[] = [];
+  private tokenRenewed = false;
   private generatorCache: RequestGenerator | undefined;
   skipReason: string | undefined;
 
@@ -88,15 +109,76 @@ export class CaseContext {
     return out;
   }
 
-  /** Sends through the shared client and attaches the masked exchange as evidence. */
-  async send(options: SendOptions & { op?: OperationId } = {}): Promise<Exchange> {
-    const ex = await this.rt.client.send(options.op ?? this.def.op, { ...options, label: options.label ?? `${this.exchanges.length + 1}` });
+  /**
+   * Sends through the shared client and attaches every attempt's masked exchange as evidence. A
+   * transient fault (transient.ts) is retried where repetition cannot change the target's state,
+   * after Retry-After or a jittered backoff, each attempt through the pacer; retries exhausted end
+   * the case with ERROR naming the fault. A 401 on a call that is not about credentials renews a
+   * client-credentials token once; a static token cannot be renewed, so that is an ERROR.
+   */
+  async send(options: CaseSendOptions = {}): Promise<Exchange> {
+    const op = options.op ?? this.def.op;
+    const retry = options.retry ?? (operation(op).kind === 'enquiry' || options.expect === 'rejection' ? 'safe' : 'none');
+    const label = options.label ?? `${this.exchanges.length + 1}`;
+    const kinds: FaultKind[] = [];
+    const mine: Fault[] = [];
+    for (let attempt = 1; ; attempt++) {
+      const ex = await this.sendOnce(op, { ...options, label: attempt === 1 ? label : `${label} (attempt ${attempt})` });
+      if (ex.response?.status === 401 && !this.credentialsAreTheSubject(options) && !options.via) {
+        const tokens = this.rt.client.tokens;
+        if (!tokens.renewable) this.error(`the target refused the bearer token (HTTP 401) on a call that is not about credentials: it was revoked or expired mid-run, or is wrong; a static SADAD_ACCESS_TOKEN cannot be renewed (SADAD_TOKEN_URL can): ${summarize(ex)}`);
+        if (this.tokenRenewed) this.error(`the target refused a freshly fetched bearer token too (HTTP 401): check SADAD_TOKEN_URL, SADAD_CLIENT_ID, SADAD_CLIENT_SECRET and SADAD_COMPANY_ID: ${summarize(ex)}`);
+        this.tokenRenewed = true;
+        this.rt.client.refuseToken(ex);
+        const f: Fault = { op, kind: 'token refused', recovered: false };
+        this.faults.push(f);
+        mine.push(f);
+        continue;
+      }
+      const kind = transientKind(ex);
+      if (!kind) {
+        for (const f of mine) f.recovered = true;
+        return ex;
+      }
+      const f: Fault = { op, kind, recovered: false };
+      this.faults.push(f);
+      mine.push(f);
+      kinds.push(kind);
+      if (retry === 'none') return ex;
+      if (kinds.length > this.config.retries) {
+        if (options.onExhausted === 'return') return ex;
+        return this.error(`${exhausted(kinds)} (${label}; last: ${summarize(ex)})`);
+      }
+      await sleep(retryDelayMs(ex, attempt, this.config.rateWindowSeconds));
+    }
+  }
+
+  /** One attempt: paced, sent, recorded and attached. */
+  private async sendOnce(op: OperationId, options: CaseSendOptions & { label: string }): Promise<Exchange> {
+    const ex = await this.rt.client.send(op, options);
     this.exchanges.push(ex);
     await this.testInfo.attach(`exchange-${String(this.exchanges.length).padStart(2, '0')}-${ex.label}.json`, {
       body: JSON.stringify({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs }, null, 2),
       contentType: 'application/json',
     });
     return ex;
+  }
+
+  /** A header case that changes or leaves out a credential expects a 401: that is its verdict, not a token to renew. */
+  private credentialsAreTheSubject(options: CaseSendOptions): boolean {
+    return this.def.family === 'headers' && (options.headers !== undefined || options.sign === false);
+  }
+
+  /** Records a transient fault met outside send() (inside a burst the case repeats); returns its kind. */
+  fault(ex: Exchange, op: OperationId = this.def.op, options: { allow429?: boolean } = {}): FaultKind | undefined {
+    const kind = transientKind(ex, options);
+    if (kind) this.faults.push({ op, kind, recovered: false });
+    return kind;
+  }
+
+  /** The faults recorded since `mark` (a length of `faults`) are behind the case now: a repeated burst got through. */
+  recovered(mark = 0): void {
+    for (const f of this.faults.slice(mark)) f.recovered = true;
   }
 
   classify(ex: Exchange, op: OperationId = this.def.op): Outcome {
@@ -127,6 +209,8 @@ export class CaseContext {
   requireAccepted(ex: Exchange, what: string, op: OperationId = this.def.op): Outcome {
     const o = this.classify(ex, op);
     if (o.kind === 'accepted') return o;
+    const kind = transientKind(ex);
+    if (kind && kind !== 'HTTP 429') this.error(`${what}: transient: ${kind} (${summarize(ex)})`);
     if (o.status === 429) this.error(`${what}: the target answered 429 (rate limited); the pacer's limits do not match the target's`);
     if (o.status === 401 || o.status === 403) this.error(`${what}: credentials rejected (${summarize(ex)}); check SADAD_ACCESS_TOKEN, SADAD_COMPANY_ID and the signer`);
     if (o.kind === 'no-answer') this.error(`${what}: ${o.detail}`);
@@ -206,7 +290,7 @@ function writeEvidence(c: CaseContext, verdict: Verdict): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${c.def.id}.json`), JSON.stringify({
     id: c.def.id, verdict, level: c.def.level, family: c.def.family, op: c.def.op, sections: c.def.sections, expectation: c.def.expectation,
-    notes: c.notes, observations: c.observations,
+    notes: c.notes, observations: c.observations, transient: c.faults,
     exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs })),
   }, null, 2));
 }
@@ -217,6 +301,7 @@ function finish(c: CaseContext, testInfo: TestInfo): void {
   testInfo.annotations.push({ type: 'verdict', description: verdict });
   for (const n of c.notes) if (n.verdict !== 'PASS') testInfo.annotations.push({ type: n.verdict.toLowerCase(), description: n.text });
   if (Object.keys(c.observations).length) testInfo.annotations.push({ type: 'observation', description: maskText(JSON.stringify(c.observations)) });
+  if (c.faults.length) testInfo.annotations.push({ type: 'transient', description: JSON.stringify(c.faults) });
   const waiver = waivers().find((w) => w.case === c.def.id);
   if (waiver) testInfo.annotations.push({ type: waiver.verdict === verdict ? 'waiver-used' : 'waiver-not-needed', description: `${waiver.verdict}: ${waiver.comment}` });
   if (verdict === 'SKIPPED' || verdict === 'NOT_APPLICABLE') test.skip(true, `${verdict}: ${c.skipReason}`);

@@ -92,7 +92,10 @@ export function freshIds(opId: OperationId, body: RequestBody, tagPrefix: string
  * once per worker and reused until a payment is accepted (then the subject is spent and a new one
  * is fetched), so a case's rejection is never due to a stale amount or fee reference.
  */
-const payable = new Map<OperationId, RequestBody>();
+const payable = new Map<OperationId, PayableBase>();
+
+/** A payment the target would accept, and the enquiry state it was built on. */
+export interface PayableBase { body: RequestBody; bill?: BillState; fee?: FeeState }
 
 export async function acceptableRequest(c: CaseContext, opId: OperationId = c.def.op): Promise<RequestBody> {
   if (opId === 'bill-enquiry' || opId === 'moi-enquiry') {
@@ -103,19 +106,24 @@ export async function acceptableRequest(c: CaseContext, opId: OperationId = c.de
     const fields = opId === 'bill-enquiry' ? ['BillerId', 'BillCategory', 'SubscriberNumber', 'AccountNumber'] : ['POINum', 'POIType', 'AccountNumber', 'BillerID', 'BillCategory', 'ServiceCode', 'BranchCode', 'RequestType', 'ID', 'Duration'];
     return c.gen.build(opId, { entry: Object.fromEntries(fields.map((f) => [f, s[f]])) });
   }
+  return (await acceptablePaymentBase(c, opId)).body;
+}
+
+/** A payment the target would accept (fresh ids), with the state it pays. */
+export async function acceptablePaymentBase(c: CaseContext, opId: OperationId = c.def.op): Promise<PayableBase> {
   let base = payable.get(opId);
   if (!base) {
     if (opId === 'bill-payment') {
       // the exact amount due, the one payment every biller accepts
       const [bill] = await enquireBills(c, await c.bills(1), 'bill enquiry (payment base)');
-      base = billPayment(c.gen, [bill!]);
+      base = { body: billPayment(c.gen, [bill!]), bill };
     } else {
       const [fee] = await enquireFees(c, await c.fees(1), 'MOI fee enquiry (payment base)');
-      base = feePayment(c.gen, [fee!]);
+      base = { body: feePayment(c.gen, [fee!]), fee };
     }
     payable.set(opId, base);
   }
-  return freshIds(opId, base, c.tagPrefix);
+  return { ...base, body: freshIds(opId, base.body, c.tagPrefix) };
 }
 
 /** The subject behind the payable base was spent (a payment went through): fetch another next time. */

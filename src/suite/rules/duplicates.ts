@@ -10,7 +10,10 @@ import { summarize, type Exchange } from '../../client/exchange.js';
 import { uniqueId } from '../../generators/unique.js';
 import { defineCase, type CaseContext } from '../case.js';
 import { plannedLimit } from '../plan.js';
-import { billPayment, cents, enquireBills, enquireFees, feePayment, freshIds } from '../prepare.js';
+import { billPayment, cents, enquireBills, enquireFees, feePayment, freshIds, type FeeState } from '../prepare.js';
+import { after as afterPaying, onBills, onFees, payAccepted } from '../payments.js';
+import { exhausted } from '../transient.js';
+import { spreadOf, startTogether } from '../burst.js';
 
 /** The same body with another payment's SequenceNumber in every entry. */
 function withSequence(opId: OperationId, body: RequestBody, seq: string, tagPrefix: string): RequestBody {
@@ -32,40 +35,16 @@ function duplicateAnswer(c: CaseContext, ex: Exchange, label: string): 'rejected
 
 const sections = ['1', '7', '8'];
 
-type Via = <U>(send: () => Promise<U>) => Promise<U>;
-
-/** How far apart the copies went out and how long their answers took: evidence of a real overlap. */
-function spreadOf(answers: Exchange[]): string {
-  const starts = answers.map((a) => Date.parse(a.startedAt));
-  const ends = answers.map((a, i) => starts[i]! + a.durationMs);
-  return `sent within ${Math.max(...starts) - Math.min(...starts)} ms, all answered ${Math.max(...ends) - Math.min(...starts)} ms after the first was sent`;
-}
-
-/**
- * Holds every send until all `n` have their pacer grant and headers, then lets them go in the same
- * tick: the copies reach the target as close together as the network allows, which is what a race
- * between a duplicate check and a debit needs to show.
- */
-function startTogether(via: Via, n: number): Via {
-  let ready = 0;
-  let go!: () => void;
-  const gate = new Promise<void>((resolve) => (go = resolve));
-  return (send) => via(async () => {
-    if (++ready === n) go();
-    await gate;
-    return send();
-  });
-}
-
 export function registerDuplicateCases(): void {
   defineCase({ id: 'bill-payment.dup.replay', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 3 },
     expectation: 'replaying an accepted partial payment with its SequenceNumber is rejected or flagged, with no second debit (the same payment under a new SequenceNumber is accepted)' }, async (c) => {
     const [bill] = await enquireBills(c, await c.bills(1));
     const part = Math.max(0.01, Math.floor(bill!.due * 100 / 4) / 100);
     const payment = billPayment(c.gen, [bill!], () => part);
-    c.requireAccepted(await c.send({ body: payment, label: 'original payment' }), 'the original payment');
-    const replay = duplicateAnswer(c, await c.send({ body: withSequence('bill-payment', payment, seqOf('bill-payment', payment, c.tagPrefix), c.tagPrefix), label: 'replay, same SequenceNumber' }), 'replay');
-    c.requireAccepted(await c.send({ body: freshIds('bill-payment', payment, c.tagPrefix), label: 'control, new SequenceNumber' }), 'the control payment (same payment, new SequenceNumber)');
+    const effect = onBills(c, [bill!], () => part);
+    await payAccepted(c, payment, effect, 'original payment');
+    const replay = duplicateAnswer(c, await c.send({ body: withSequence('bill-payment', payment, seqOf('bill-payment', payment, c.tagPrefix), c.tagPrefix), label: 'replay, same SequenceNumber', expect: 'rejection' }), 'replay');
+    await payAccepted(c, freshIds('bill-payment', payment, c.tagPrefix), afterPaying(effect, [cents(bill!.due) - cents(part)]), 'control, new SequenceNumber', 'the control payment (same payment, new SequenceNumber)');
     const [after] = await enquireBills(c, [bill!.subject], 'bill enquiry after the payments');
     const debits = Math.round((cents(bill!.due) - cents(after!.due)) / cents(part));
     c.observe('duplicate handling', replay === 'rejected' ? 'rejected' : 'answered as success (flagged or idempotent)');
@@ -79,19 +58,19 @@ export function registerDuplicateCases(): void {
     expectation: `a payment of another ${opId === 'bill-payment' ? 'bill' : 'fee'} reusing an accepted payment's SequenceNumber is rejected or flagged and not debited; with a new SequenceNumber it is accepted`,
   }, async (c) => {
     const two = opId === 'bill-payment'
-      ? (await enquireBills(c, await c.bills(2))).map((b) => ({ pay: billPayment(c.gen, [b]), due: b.due, again: async () => (await enquireBills(c, [b.subject], 'enquiry after the payments'))[0]!.due }))
-      : (await enquireFees(c, await c.fees(2))).map((f) => ({ pay: feePayment(c.gen, [f]), due: f.due, again: async () => (await enquireFees(c, [f.subject], 'enquiry after the payments'))[0]!.due }));
+      ? (await enquireBills(c, await c.bills(2))).map((b) => ({ pay: billPayment(c.gen, [b]), effect: onBills(c, [b]), due: b.due, again: async () => (await enquireBills(c, [b.subject], 'enquiry after the payments'))[0]!.due }))
+      : (await enquireFees(c, await c.fees(2))).map((f) => ({ pay: feePayment(c.gen, [f]), effect: onFees(c, [f]), due: f.due, again: async () => (await enquireFees(c, [f.subject], 'enquiry after the payments'))[0]!.due }));
     const [a, b] = two as [typeof two[0], typeof two[0]];
-    c.requireAccepted(await c.send({ body: a.pay, label: 'first payment' }), 'the first payment');
+    await payAccepted(c, a.pay, a.effect, 'first payment');
     const reused = withSequence(opId, b.pay, seqOf(opId, a.pay, c.tagPrefix), c.tagPrefix);
-    const answer = duplicateAnswer(c, await c.send({ body: reused, label: 'second subject, reused SequenceNumber' }), 'reused SequenceNumber');
+    const answer = duplicateAnswer(c, await c.send({ body: reused, label: 'second subject, reused SequenceNumber', expect: 'rejection' }), 'reused SequenceNumber');
     if (answer === 'accepted') {
       // a target may answer a duplicate idempotently with success; only a debit makes it a violation
       const due = await b.again();
       if (cents(due) !== cents(b.due)) return c.stop(`a payment reusing an accepted payment's SequenceNumber was accepted and debited (${b.due} due before, ${due} after)`);
       c.observe('duplicate handling', 'answered as success without a debit (flagged or idempotent)');
     }
-    c.requireAccepted(await c.send({ body: freshIds(opId, b.pay, c.tagPrefix), label: 'control, new SequenceNumber' }), 'the control payment (same payment, new SequenceNumber)');
+    await payAccepted(c, freshIds(opId, b.pay, c.tagPrefix), b.effect, 'control, new SequenceNumber', 'the control payment (same payment, new SequenceNumber)');
     const left = await b.again();
     if (answer === 'rejected') c.observe('duplicate handling', 'rejected');
     if (cents(left) !== 0) c.violated(`after the control payment the second subject still shows ${left} due (expected 0, one debit)`);
@@ -112,21 +91,33 @@ export function registerDuplicateCases(): void {
     const start = bill!;
     const part = Math.max(0.01, Math.floor(start.due * 100 / (n + rounds + 2)) / 100);
     const payment = billPayment(c.gen, [start], () => part);
-    for (let round = 1; round <= rounds; round++) {
+    let bent = 0;
+    for (let burst = 1, judged = 0; judged < rounds; burst++) {
       const seq = uniqueId('S');
+      const mark = c.faults.length;
       const answers = await c.rt.pacer.exclusive('bill-payment', (via) => {
         const together = startTogether(via, n);
-        return Promise.all(Array.from({ length: n }, (_, i) => c.send({ body: withSequence('bill-payment', payment, seq, c.tagPrefix), via: together, label: `burst ${round}, copy ${i + 1} of ${n}` })));
+        return Promise.all(Array.from({ length: n }, (_, i) => c.send({ body: withSequence('bill-payment', payment, seq, c.tagPrefix), via: together, retry: 'none', label: `burst ${burst}, copy ${i + 1} of ${n}` })));
       });
-      const accepted = answers.filter((ex, i) => duplicateAnswer(c, ex, `burst ${round}, copy ${i + 1}`) === 'accepted').length;
-      c.observe(`burst ${round}`, `${n} copies, ${accepted} answered as success, ${n - accepted} rejected; ${spreadOf(answers)}`);
-      if (!accepted) return c.stop(`burst ${round}: none of the ${n} copies was accepted, so nothing shows a duplicate is what was refused`);
+      // a gateway fault inside the burst bends it: the burst is not judged, but its debits still count
+      const faulted = answers.filter((ex) => c.fault(ex)).length;
+      const accepted = faulted ? 0 : answers.filter((ex, i) => duplicateAnswer(c, ex, `burst ${burst}, copy ${i + 1}`) === 'accepted').length;
+      c.observe(`burst ${burst}`, `${n} copies, ${faulted ? `${faulted} met a transient fault (burst repeated)` : `${accepted} answered as success, ${n - accepted} rejected`}; ${spreadOf(answers)}`);
+      if (!faulted && !accepted) return c.stop(`burst ${burst}: none of the ${n} copies was accepted, so nothing shows a duplicate is what was refused`);
       const before = bill!;
-      [bill] = await enquireBills(c, [start.subject], `bill enquiry after burst ${round}`);
+      [bill] = await enquireBills(c, [start.subject], `bill enquiry after burst ${burst}`);
       const debits = Math.round((cents(before.due) - cents(bill!.due)) / cents(part));
-      if (debits !== 1) return c.stop(`burst ${round}: ${n} concurrent copies of one payment took AmountDue from ${before.due} to ${bill!.due}: ${debits} debits of ${part}, expected exactly 1`);
+      // no fault can make a conformant target debit one SequenceNumber twice
+      if (debits > 1 || (!faulted && debits !== 1)) return c.stop(`burst ${burst}: ${n} concurrent copies of one payment took AmountDue from ${before.due} to ${bill!.due}: ${debits} debits of ${part}, expected exactly 1`);
+      if (faulted) {
+        if (++bent > c.config.retries) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${bent} bursts: the concurrent duplicates could not be judged`);
+        continue;
+      }
+      c.recovered();
+      judged++;
     }
-    c.requireAccepted(await c.send({ body: freshIds('bill-payment', payment, c.tagPrefix), label: 'control, new SequenceNumber' }), 'the control payment (new SequenceNumber)');
+    const effect = afterPaying(onBills(c, [start], () => part), [cents(bill!.due)]);
+    await payAccepted(c, freshIds('bill-payment', payment, c.tagPrefix), effect, 'control, new SequenceNumber', 'the control payment (new SequenceNumber)');
     const [after] = await enquireBills(c, [start.subject], 'bill enquiry after the control');
     const debits = Math.round((cents(bill!.due) - cents(after!.due)) / cents(part));
     c.observe('debits seen', `one per burst, then ${debits} x ${part} for the control (1 expected)`);
@@ -137,21 +128,36 @@ export function registerDuplicateCases(): void {
     calls: { 'moi-enquiry': Math.ceil(Math.max(2, Math.min(20, plannedLimit('moi'))) / 3), 'moi-payment': 2 * Math.max(2, Math.min(20, plannedLimit('moi'))) - 1 },
     expectation: 'payments of different fees sent at the same moment with one SequenceNumber: exactly one is accepted; the others are accepted under new SequenceNumbers' }, async (c) => {
     const n = Math.max(2, Math.min(20, c.rt.limitOf('moi-payment')));
-    const fees = [];
-    for (let i = 0; i < n; i += 3) fees.push(...await enquireFees(c, await c.fees(Math.min(3, n - i))));
-    const seq = uniqueId('S');
-    const payments = fees.map((f) => withSequence('moi-payment', feePayment(c.gen, [f]), seq, c.tagPrefix));
-    const answers = await c.rt.pacer.exclusive('moi-payment', (via) => {
-      const together = startTogether(via, n);
-      return Promise.all(payments.map((body, i) => c.send({ body, via: together, label: `fee ${i + 1} of ${n}, shared SequenceNumber` })));
-    });
-    const kinds = answers.map((ex, i) => duplicateAnswer(c, ex, `fee ${i + 1}`));
-    const accepted = kinds.filter((k) => k === 'accepted').length;
-    c.observe('concurrent payments', `${n} sent with one SequenceNumber, ${accepted} accepted; ${spreadOf(answers)}`);
-    if (accepted !== 1) return c.stop(`${accepted} of ${n} payments sharing one SequenceNumber were accepted, expected exactly 1`);
-    for (const [i, body] of payments.entries()) {
-      if (kinds[i] === 'accepted') continue;
-      c.requireAccepted(await c.send({ body: freshIds('moi-payment', body, c.tagPrefix), label: `control for fee ${i + 1}, new SequenceNumber` }), `the control payment of fee ${i + 1}`);
+    for (let burst = 1; ; burst++) {
+      const fees: FeeState[] = [];
+      for (let i = 0; i < n; i += 3) fees.push(...await enquireFees(c, await c.fees(Math.min(3, n - i))));
+      const seq = uniqueId('S');
+      const mark = c.faults.length;
+      const payments = fees.map((f) => withSequence('moi-payment', feePayment(c.gen, [f]), seq, c.tagPrefix));
+      const answers = await c.rt.pacer.exclusive('moi-payment', (via) => {
+        const together = startTogether(via, n);
+        return Promise.all(payments.map((body, i) => c.send({ body, via: together, retry: 'none', label: `${burst > 1 ? `burst ${burst}, ` : ''}fee ${i + 1} of ${n}, shared SequenceNumber` })));
+      });
+      const faulted = answers.filter((ex) => c.fault(ex)).length;
+      if (faulted) {
+        // a bent burst is not judged, but what it paid is: no fault makes one SequenceNumber pay twice
+        const now = await enquireFees(c, fees.map((f) => f.subject), `MOI fee enquiry after burst ${burst}`);
+        const paid = now.filter((f, i) => cents(f.due) < cents(fees[i]!.due)).length;
+        c.observe(`burst ${burst}`, `${n} sent with one SequenceNumber, ${faulted} met a transient fault (burst repeated with other fees); ${paid} paid; ${spreadOf(answers)}`);
+        if (paid > 1) return c.stop(`burst ${burst}: ${paid} of ${n} fees sharing one SequenceNumber were paid, expected at most 1`);
+        if (burst > c.config.retries) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${burst} bursts: the concurrent payments could not be judged`);
+        continue;
+      }
+      c.recovered();
+      const kinds = answers.map((ex, i) => duplicateAnswer(c, ex, `fee ${i + 1}`));
+      const accepted = kinds.filter((k) => k === 'accepted').length;
+      c.observe('concurrent payments', `${n} sent with one SequenceNumber, ${accepted} accepted; ${spreadOf(answers)}`);
+      if (accepted !== 1) return c.stop(`${accepted} of ${n} payments sharing one SequenceNumber were accepted, expected exactly 1`);
+      for (const [i, body] of payments.entries()) {
+        if (kinds[i] === 'accepted') continue;
+        await payAccepted(c, freshIds('moi-payment', body, c.tagPrefix), onFees(c, [fees[i]!]), `control for fee ${i + 1}, new SequenceNumber`, `the control payment of fee ${i + 1}`);
+      }
+      return;
     }
   });
 }

@@ -40,7 +40,7 @@ export function registerRequestFieldCases(opId: OperationId): void {
       if (!m) return c.error(`mutation ${planned.id} does not apply to the base request`);
       c.observe('mutated', `${m.pointer} (${fieldName(row.path)}: ${m.description})`);
       if (!m.valid) {
-        const ex = await c.send({ body: m.body, label: planned.id });
+        const ex = await c.send({ body: m.body, label: planned.id, expect: 'rejection' });
         expectRejection(c, ex, m.description);
         return;
       }

@@ -12,6 +12,7 @@ import { describeValue } from '../../contract/validator.js';
 import type { Exchange } from '../../client/exchange.js';
 import { defineCase, type CaseContext } from '../case.js';
 import { acceptableRequest, spendPayable, str } from '../prepare.js';
+import { acceptablePayment, sendPayment } from '../payments.js';
 import { viewResponse } from '../outcome.js';
 import { valuesAt } from '../walk.js';
 
@@ -24,10 +25,19 @@ async function acceptedExchange(c: CaseContext): Promise<Accepted> {
   let p = accepted.get(op);
   if (!p) {
     p = (async () => {
-      const request = await acceptableRequest(c);
-      const exchange = await c.send({ body: request, label: 'accepted request' });
-      if (operation(op).kind === 'payment') spendPayable(op);
-      return { request, exchange };
+      if (operation(op).kind === 'enquiry') {
+        const request = await acceptableRequest(c);
+        return { request, exchange: await c.send({ body: request, label: 'accepted request' }) };
+      }
+      // a payment whose answer was lost took effect but left nothing to judge: pay another subject
+      for (let attempt = 1; ; attempt++) {
+        const { body, effect } = await acceptablePayment(c);
+        // each case judges the answer itself (requireAccepted below), as for enquiries
+        const paid = await sendPayment(c, body, effect, attempt === 1 ? 'accepted request' : `accepted request, subject ${attempt}`);
+        spendPayable(op);
+        if (!paid.answerLost) return { request: body, exchange: paid.ex };
+        if (attempt > c.config.retries) return c.error(`the answers of ${attempt} accepted ${op} requests were all lost: nothing to judge`);
+      }
     })();
     accepted.set(op, p);
   } else {

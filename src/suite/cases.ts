@@ -1,0 +1,33 @@
+/**
+ * The suite's case groups, one per spec file, each interleaving the operations' cases so the
+ * workers spend the four budgets in parallel. The spec files register them as tests; the global
+ * setup and the smoke profile read the same definitions (without running anything).
+ */
+import { operations, type OperationId } from '../contract/catalogue.js';
+import { collectCases, type CaseSpec } from './case.js';
+import { registerDuplicateCases } from './rules/duplicates.js';
+import { registerFlowCases } from './rules/flows.js';
+import { registerHeaderCases } from './rules/headers.js';
+import { registerMultiEntryCases } from './rules/multi-entry.js';
+import { registerRateLimitCases } from './rules/rate-limit.js';
+import { registerRequestFieldCases } from './rules/request-fields.js';
+import { registerResponseCases } from './rules/response.js';
+import { registerRobustnessCases } from './rules/robustness.js';
+
+const perOperation = (register: (op: OperationId) => void) => () => operations.map((op) => collectCases(() => register(op.id)));
+
+/** Per spec file: its cases, as lists to interleave. */
+export const CASE_GROUPS = {
+  response: perOperation(registerResponseCases),
+  'request-fields': perOperation(registerRequestFieldCases),
+  headers: perOperation(registerHeaderCases),
+  'rate-limit': perOperation(registerRateLimitCases),
+  payments: () => [collectCases(registerDuplicateCases), collectCases(registerFlowCases)],
+  'multi-entry': perOperation(registerMultiEntryCases),
+  robustness: perOperation(registerRobustnessCases),
+} satisfies Record<string, () => CaseSpec[][]>;
+
+/** Every case definition of the suite, unselected. */
+export function allCases(): CaseSpec[] {
+  return Object.values(CASE_GROUPS).flatMap((group) => group().flat());
+}
