@@ -15,7 +15,8 @@ export function runSuite(env: Record<string, string>, options: RunOptions = {}):
   const resultsDir = join(dir, 'test-results');
   const started = Date.now();
   // a clean environment: only what the caller says, plus what Node needs to run
-  const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, CI: '1', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env') };
+  // SADAD_PAYMENTS=on: these runs target local stand-ins, never a real sandbox (a caller testing the payments guard sets it to '')
+  const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, CI: '1', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env'), SADAD_PAYMENTS: 'on' };
   return new Promise((resolve) => {
     const child = spawn(join(ROOT, 'node_modules/.bin/playwright'), ['test', '-c', join(ROOT, 'playwright.config.ts'), `--reporter=${options.reporter ?? 'line,html,junit'}`, ...(options.args ?? [])], {
       cwd: ROOT, detached: true,

@@ -4,6 +4,7 @@
  * `max over operations of ceil(calls / limit) x window`).
  */
 import type { Limits } from '../suite/plan.js';
+import { describePayments, paymentPlan, paymentsSettled, type PaymentPlan } from '../suite/payment-guard.js';
 import { familyIds, operationIds } from './model.js';
 
 export interface PlannedCase {
@@ -12,6 +13,8 @@ export interface PlannedCase {
   family: string;
   level: string;
   calls: Record<string, number>;
+  /** Payments meant to take effect, and the bills and fees they pay (payment cases only). */
+  payments?: { debits: number; subjects: number } | undefined;
 }
 
 export interface Plan {
@@ -21,6 +24,7 @@ export interface Plan {
   /** Planned calls per operation: the sum of the cases' `calls`. */
   calls: Record<string, number>;
   limits: Limits;
+  payments: PaymentPlan;
   estimate: { seconds: number; bound: string | null; perOperation: Record<string, number> };
 }
 
@@ -43,7 +47,7 @@ export function planOf(cases: PlannedCase[], limits: Limits): Plan {
     perOperation[op] = Math.ceil(n / limit) * limits.windowSeconds;
     if (perOperation[op]! > seconds) { seconds = perOperation[op]!; bound = op; }
   }
-  return { cases, byOperation, byFamily, calls, limits, estimate: { seconds, bound, perOperation } };
+  return { cases, byOperation, byFamily, calls, limits, payments: paymentPlan(cases), estimate: { seconds, bound, perOperation } };
 }
 
 export function formatDuration(seconds: number): string {
@@ -87,5 +91,8 @@ export function formatPlan(plan: Plan, options: { listCases: boolean }): string 
   lines.push('');
   lines.push(`Estimated wall time: ${formatDuration(plan.estimate.seconds)}` +
     (plan.estimate.bound ? ` (bound by ${plan.estimate.bound}: ceil(calls / limit) x window; the operations run in parallel)` : ''));
+  lines.push('');
+  lines.push(`Payments: ${describePayments(plan.payments)}`);
+  if (!paymentsSettled()) lines.push('A real run against this target stops before the first call unless SADAD_PAYMENTS is set: on to allow these payments, off to run without them.');
   return lines.join('\n');
 }

@@ -53,6 +53,11 @@ export interface CaseDefinition {
   slow?: boolean;
   /** Calls the case makes per operation, for the dry run's plan (default: one on its own operation). */
   calls?: Partial<Record<OperationId, number>>;
+  /**
+   * Payments the case means to take effect against a conformant target (`debits`), and how many
+   * bills or fees they pay, in full or in part (`subjects`): the payment guard's figures.
+   */
+  payments?: { debits: number; subjects: number };
 }
 
 /** Thrown to end a case early once its verdict is settled. */
@@ -135,6 +140,8 @@ export class CaseContext {
         mine.push(f);
         continue;
       }
+      // a caller that handles faults itself records them (fault()), knowing which answers it expects
+      if (retry === 'none') return ex;
       const kind = transientKind(ex);
       if (!kind) {
         for (const f of mine) f.recovered = true;
@@ -144,10 +151,9 @@ export class CaseContext {
       this.faults.push(f);
       mine.push(f);
       kinds.push(kind);
-      if (retry === 'none') return ex;
       if (kinds.length > this.config.retries) {
         if (options.onExhausted === 'return') return ex;
-        return this.error(`${exhausted(kinds)} (${label}; last: ${summarize(ex)})`);
+        return this.error(`${exhausted(kinds)} (${label}; last: ${ex.error ? 'no HTTP answer, ' : ''}${summarize(ex)})`);
       }
       await sleep(retryDelayMs(ex, attempt, this.config.rateWindowSeconds));
     }
@@ -267,6 +273,7 @@ export function asTest([def, body]: CaseSpec): Parameters<typeof test> {
       { type: 'sections', description: def.sections.join(', ') },
       { type: 'expectation', description: def.expectation },
       { type: 'calls', description: JSON.stringify(def.calls ?? { [def.op]: 1 }) },
+      ...(def.payments ? [{ type: 'payments', description: JSON.stringify(def.payments) }] : []),
     ],
   }, async ({ rt }, testInfo) => {
     if (def.slow) test.slow();

@@ -12,6 +12,11 @@ import { limitsOf } from './runtime.js';
 import { loadTargetData } from '../config/target-data.js';
 import { loadBaseline } from './baseline.js';
 import { caseFilter } from './selection.js';
+import { profileOf } from './profile.js';
+import { allCases } from './cases.js';
+import { guardMessage, paymentPlan, paymentsSettled } from './payment-guard.js';
+import { maskText } from '../client/redact.js';
+import { randomBytes } from 'node:crypto';
 
 /** Runs a configuration step; a mistake ends the run here, before anything is sent, naming the variable. */
 function orStop<T>(step: () => T): T {
@@ -34,8 +39,16 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     loadEnvFile();
     loadBaseline();
     caseFilter();
+    profileOf();
     return configFromEnv();
   });
+  if (!paymentsSettled()) {
+    const selected = caseFilter();
+    const planned = allCases().map(([def]) => def).filter((def) => selected(def.id));
+    console.error(`\n${guardMessage(paymentPlan(planned.map((d) => ({ calls: d.calls ?? { [d.op]: 1 }, payments: d.payments }))), maskText(config.baseUrl ?? ''))}\n`);
+    process.exit(2);
+  }
+  process.env.SADAD_RUN_ID ??= `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
   // evidence of an earlier run must not mix with this one's
   rmSync(join(reportsDir(), 'evidence'), { recursive: true, force: true });
   const closers: (() => Promise<void>)[] = [];

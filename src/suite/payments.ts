@@ -12,7 +12,7 @@ import type { SendOptions } from '../client/client.js';
 import type { CaseContext } from './case.js';
 import type { Outcome } from './outcome.js';
 import { acceptablePaymentBase, cents, enquireBills, enquireFees, type BillState, type FeeState } from './prepare.js';
-import { exhausted, retryDelayMs, sleep, transientKind, type FaultKind } from './transient.js';
+import { exhausted, retryDelayMs, sleep, type FaultKind } from './transient.js';
 
 /** What a payment should change: the due of each entry's bill or fee, before and after, in cents. */
 export interface PaymentEffect {
@@ -84,7 +84,7 @@ export async function sendPayment(c: CaseContext, body: RequestBody, effect: Pay
   let replayed = false;
   for (let attempt = 1; ; attempt++) {
     const ex = await c.send({ ...extra, op: effect.op, body, label: attempt === 1 ? label : `${label}: replay ${attempt - 1}, same SequenceNumber`, retry: 'none' });
-    const kind = transientKind(ex);
+    const kind = c.fault(ex, effect.op);
     if (!kind) {
       const outcome = c.classify(ex, effect.op);
       if (!replayed) return { ex, outcome, answerLost: false };

@@ -14,6 +14,7 @@ import { billPayment, cents, enquireBills, enquireFees, feePayment, freshIds, ty
 import { after as afterPaying, onBills, onFees, payAccepted } from '../payments.js';
 import { exhausted } from '../transient.js';
 import { spreadOf, startTogether } from '../burst.js';
+import { smokeRun } from '../profile.js';
 
 /** The same body with another payment's SequenceNumber in every entry. */
 function withSequence(opId: OperationId, body: RequestBody, seq: string, tagPrefix: string): RequestBody {
@@ -36,7 +37,7 @@ function duplicateAnswer(c: CaseContext, ex: Exchange, label: string): 'rejected
 const sections = ['1', '7', '8'];
 
 export function registerDuplicateCases(): void {
-  defineCase({ id: 'bill-payment.dup.replay', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 3 },
+  defineCase({ id: 'bill-payment.dup.replay', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 3 }, payments: { debits: 2, subjects: 1 },
     expectation: 'replaying an accepted partial payment with its SequenceNumber is rejected or flagged, with no second debit (the same payment under a new SequenceNumber is accepted)' }, async (c) => {
     const [bill] = await enquireBills(c, await c.bills(1));
     const part = Math.max(0.01, Math.floor(bill!.due * 100 / 4) / 100);
@@ -54,7 +55,7 @@ export function registerDuplicateCases(): void {
 
   const otherSubject = (opId: 'bill-payment' | 'moi-payment') => defineCase({
     id: `${opId}.dup.other-${opId === 'bill-payment' ? 'bill' : 'fee'}`, family: 'duplicates', op: opId, sections, level: 'MUST', pays: true,
-    calls: opId === 'bill-payment' ? { 'bill-enquiry': 2, 'bill-payment': 3 } : { 'moi-enquiry': 2, 'moi-payment': 3 },
+    calls: opId === 'bill-payment' ? { 'bill-enquiry': 2, 'bill-payment': 3 } : { 'moi-enquiry': 2, 'moi-payment': 3 }, payments: { debits: 2, subjects: 2 },
     expectation: `a payment of another ${opId === 'bill-payment' ? 'bill' : 'fee'} reusing an accepted payment's SequenceNumber is rejected or flagged and not debited; with a new SequenceNumber it is accepted`,
   }, async (c) => {
     const two = opId === 'bill-payment'
@@ -82,9 +83,10 @@ export function registerDuplicateCases(): void {
   // one burst can miss a narrow window, so the case tries a few, each with a new SequenceNumber,
   // and stops at the first that debits more than once. Bill payment budgets are not what bounds a
   // run's length (MOI's are), so the extra bursts cost no wall time against a sandbox.
-  const rounds = 3;
+  // a smoke run (SADAD_PROFILE=smoke) sends one burst: its point is a quick first look, not the narrow race
+  const rounds = smokeRun() ? 1 : 3;
   defineCase({ id: 'bill-payment.dup.concurrent', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, slow: true,
-    calls: { 'bill-enquiry': rounds + 2, 'bill-payment': rounds * Math.min(20, plannedLimit('bill')) + 1 },
+    calls: { 'bill-enquiry': rounds + 2, 'bill-payment': rounds * Math.min(20, plannedLimit('bill')) + 1 }, payments: { debits: rounds + 1, subjects: 1 },
     expectation: `identical payments sent at the same moment with one SequenceNumber debit the bill once (${rounds} bursts, each with its own SequenceNumber)` }, async (c) => {
     const n = Math.min(20, c.rt.limitOf('bill-payment'));
     let [bill] = await enquireBills(c, await c.bills(1));
@@ -126,6 +128,7 @@ export function registerDuplicateCases(): void {
 
   defineCase({ id: 'moi-payment.dup.concurrent', family: 'duplicates', op: 'moi-payment', sections, level: 'MUST', pays: true, slow: true,
     calls: { 'moi-enquiry': Math.ceil(Math.max(2, Math.min(20, plannedLimit('moi'))) / 3), 'moi-payment': 2 * Math.max(2, Math.min(20, plannedLimit('moi'))) - 1 },
+    payments: { debits: Math.max(2, Math.min(20, plannedLimit('moi'))), subjects: Math.max(2, Math.min(20, plannedLimit('moi'))) },
     expectation: 'payments of different fees sent at the same moment with one SequenceNumber: exactly one is accepted; the others are accepted under new SequenceNumbers' }, async (c) => {
     const n = Math.max(2, Math.min(20, c.rt.limitOf('moi-payment')));
     for (let burst = 1; ; burst++) {

@@ -11,7 +11,7 @@ import { viewResponse } from '../outcome.js';
 import { onBills, onFees, payAccepted } from '../payments.js';
 
 export function registerFlowCases(): void {
-  defineCase({ id: 'bill-payment.flow.partial', family: 'flows', op: 'bill-payment', sections: ['2.2', '2.3', '4'], level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 1 },
+  defineCase({ id: 'bill-payment.flow.partial', family: 'flows', op: 'bill-payment', sections: ['2.2', '2.3', '4'], level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 1 }, payments: { debits: 1, subjects: 1 },
     expectation: 'after a partial payment (PayExactDue false) the enquiry shows AmountDue lower by exactly the amount paid' }, async (c) => {
     const [before] = await enquireBills(c, await c.bills(1), 'enquiry before');
     const part = Math.max(0.01, Math.floor(before!.due * 100 / 3) / 100);
@@ -23,7 +23,7 @@ export function registerFlowCases(): void {
     if (cents(before!.due) - cents(after!.due) !== cents(part)) c.violated(`AmountDue went from ${before!.due} to ${after!.due} after paying ${part}`);
   });
 
-  defineCase({ id: 'bill-payment.flow.exact', family: 'flows', op: 'bill-payment', sections: ['2.2', '2.3', '4'], level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 1 },
+  defineCase({ id: 'bill-payment.flow.exact', family: 'flows', op: 'bill-payment', sections: ['2.2', '2.3', '4'], level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 1 }, payments: { debits: 1, subjects: 1 },
     expectation: 'after paying exactly the amount due (PayExactDue true) the enquiry shows nothing due' }, async (c) => {
     const [before] = await enquireBills(c, await c.bills(1), 'enquiry before');
     const { ex, answerLost } = await payAccepted(c, billPayment(c.gen, [before!]), onBills(c, [before!]), `exact payment of ${before!.due}`, 'the exact payment');
@@ -35,7 +35,7 @@ export function registerFlowCases(): void {
     if (cents(after!.due) !== 0) c.violated(`AmountDue is ${after!.due} after paying the full ${before!.due}`);
   });
 
-  defineCase({ id: 'bill-payment.flow.exact-mismatch', family: 'flows', op: 'bill-payment', sections: ['2.3', '4'], level: 'SHOULD', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 1 },
+  defineCase({ id: 'bill-payment.flow.exact-mismatch', family: 'flows', op: 'bill-payment', sections: ['2.3', '4'], level: 'SHOULD', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 1 }, payments: { debits: 1, subjects: 1 },
     expectation: 'PayExactDue true with an Amount other than the amount due is rejected, or pays exactly the amount due' }, async (c) => {
     const [before] = await enquireBills(c, await c.bills(1), 'enquiry before');
     const wrong = Math.max(0.01, Math.round((before!.due - 1) * 100) / 100);
@@ -52,7 +52,7 @@ export function registerFlowCases(): void {
     if (cents(after!.due) !== 0) c.violated(`accepted, and debited ${debited} of ${before!.due} due: neither a rejection nor the exact amount`);
   });
 
-  defineCase({ id: 'moi-payment.flow.pay', family: 'flows', op: 'moi-payment', sections: ['2.6', '2.7'], level: 'MUST', pays: true, calls: { 'moi-enquiry': 2, 'moi-payment': 1 },
+  defineCase({ id: 'moi-payment.flow.pay', family: 'flows', op: 'moi-payment', sections: ['2.6', '2.7'], level: 'MUST', pays: true, calls: { 'moi-enquiry': 2, 'moi-payment': 1 }, payments: { debits: 1, subjects: 1 },
     expectation: 'after paying a fee with the FeeReferenceId and DueAmount its enquiry gave, the enquiry shows nothing due' }, async (c) => {
     const [before] = await enquireFees(c, await c.fees(1), 'enquiry before');
     await payAccepted(c, feePayment(c.gen, [before!]), onFees(c, [before!]), `payment of ${before!.due}`, 'the fee payment');

@@ -65,6 +65,7 @@ export function registerHeaderCases(opId: OperationId): void {
 
   if (op.clientHeaders) {
     defineCase({ id: `${opId}.hdr.client-headers.required`, family: 'headers', op: opId, sections: ['4', '5'], level: 'OBSERVE',
+      ...(op.kind === 'payment' ? { payments: { debits: 1, subjects: 1 } } : {}),
       expectation: 'record whether clientid/clientsecret are required (the spec leaves it open)' }, async (c) => {
       const headers = { clientid: null, clientsecret: null };
       const label = 'without clientid/clientsecret';

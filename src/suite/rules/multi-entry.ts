@@ -14,6 +14,7 @@ export function registerMultiEntryCases(opId: OperationId): void {
   // MOI enquiry answers carry no sequence field: the entries are matched by the ID they answer for
   const key = op.responseSequenceField ?? 'ID';
   defineCase({ id: `${opId}.multi.order`, family: 'multi-entry', op: opId, sections: ['2', op.sections.request, op.sections.response], level: 'MUST', pays: op.kind === 'payment',
+    ...(op.kind === 'payment' ? { payments: { debits: ENTRIES, subjects: ENTRIES } } : {}),
     calls: op.kind === 'payment' ? { [opId]: 1, [opId === 'bill-payment' ? 'bill-enquiry' : 'moi-enquiry']: 1 } : { [opId]: 1 },
     expectation: `a request with ${ENTRIES} TransactionData entries is answered with ${ENTRIES} entries in the same order (matched by ${key})` }, async (c) => {
     const what = `the request with ${ENTRIES} entries`;

@@ -38,6 +38,7 @@ export function registerRateLimitCases(opId: OperationId): void {
   const n = plannedLimit(op.rateGroup) + 2;
   const calls = opId === 'bill-payment' ? { [opId]: n, 'bill-enquiry': 1 } : opId === 'moi-payment' ? { [opId]: n, 'moi-enquiry': Math.ceil(n / 3) } : { [opId]: n };
   defineCase({ id: `${opId}.rate.limit`, family: 'rate-limit', op: opId, sections: ['4', '8'], level: 'MUST', slow: true, pays: op.kind === 'payment', calls,
+    ...(op.kind === 'payment' ? { payments: { debits: n - 1, subjects: n - 1 } } : {}),
     expectation: 'in a fresh window, of <limit>+1 calls sent together exactly <limit> are accepted and one is rejected, and after the window a call is accepted again' }, async (c) => {
     const limit = c.rt.limitOf(opId);
     const windowMs = c.config.rateWindowSeconds * 1000;

@@ -57,6 +57,7 @@ export function registerResponseCases(opId: OperationId): void {
   const shared = op.kind === 'payment' ? { [opId]: 1, [opId === 'bill-payment' ? 'bill-enquiry' : 'moi-enquiry']: 1 } : { [opId]: 1 };
 
   defineCase({ id: `${opId}.res.schema`, family: 'response-schema', op: opId, sections: [sec, '2.9'], level: 'MUST', calls: shared,
+    ...(op.kind === 'payment' ? { payments: { debits: 1, subjects: 1 } } : {}),
     expectation: `an accepted answer that meets the ${sec} response schema (lenient profile); strict-profile deviations are warnings` }, async (c) => {
     const { exchange } = await acceptedExchange(c);
     const lenient = validateResponse(opId, exchange.json, 'lenient', c.tagPrefix);
