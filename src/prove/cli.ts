@@ -1,8 +1,11 @@
 /**
  * `npm run prove`: the suite is worth what it catches. Runs it against the conformant mock in both
- * styles and both error forms (no FAIL, no ERROR allowed: those are false alarms) and against
- * every defect of the mock's catalogue (each must FAIL in a case of the defect's rule family).
- * Prints a table and `detected N/M defects, false alarms K`; exits non-zero unless N = M and K = 0.
+ * styles and both error forms and with each limiter kind (no FAIL, no ERROR, no unplanned 429
+ * allowed: those are false alarms) and against every defect of the mock's catalogue (each must FAIL
+ * in a case of the defect's rule family). With `--faults SPEC` (MOCK_FAULTS syntax) it also runs
+ * the conformant combinations and the rate-limit, duplicate and flow defects behind that flaky
+ * gateway. Prints a table and `detected N/M defects, false alarms K`; exits non-zero unless N = M
+ * and K = 0.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,48 +20,72 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: process.env.PROVE_CONCURRENCY ?? '3' },
     only: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    faults: { type: 'string', default: process.env.PROVE_FAULTS },
   },
 });
+const faults = values.faults?.trim() || undefined;
+/** The defect families whose detection must survive a flaky gateway. */
+const FAULT_FAMILIES = ['rate-limit', 'duplicates', 'flows'];
 const concurrency = Math.max(1, Number(values.concurrency) || 3);
 const only = values.only?.split(',').map((s) => s.trim());
 
-interface Job { name: string; kind: 'conformant' | 'defect'; env: Record<string, string>; family?: string }
+interface Job { name: string; kind: 'conformant' | 'defect'; env: Record<string, string>; family?: string; faults?: boolean }
 
 // Runs not about rate limits get generous limits and leave out the rate-limit cases (the rate-limit
 // defects' runs keep the real limits): they are about shapes and rules, and finish faster.
 const FAST = { MOCK_RATE_LIMIT_BILL: '60', MOCK_RATE_LIMIT_MOI: '60' };
-const jobs: Job[] = ([
+const COMBINATIONS: Job[] = [
   { name: 'conformant: sample style, HTTP errors', kind: 'conformant', env: { MOCK_STYLE: 'sample', MOCK_ERRORS: 'http' } },
   { name: 'conformant: table style, HTTP errors', kind: 'conformant', env: { MOCK_STYLE: 'table', MOCK_ERRORS: 'http' } },
   { name: 'conformant: sample style, in-band errors', kind: 'conformant', env: { MOCK_STYLE: 'sample', MOCK_ERRORS: 'in-band' } },
   { name: 'conformant: table style, in-band errors', kind: 'conformant', env: { MOCK_STYLE: 'table', MOCK_ERRORS: 'in-band' } },
-  // a defect bends only the operations it names, and every case belongs to one operation: its run
-  // selects those operations' cases (the conformant runs are full)
-  ...DEFECT_CATALOGUE.map((d): Job => ({
-    name: d.name, kind: 'defect', family: d.family,
-    env: {
-      ...(d.family === 'rate-limit' ? {} : { ...FAST, SADAD_SKIP_CASES: '*.rate.*' }),
-      ...d.mockEnv, MOCK_DEFECTS: d.name, SADAD_CASES: d.ops.map((op) => `${op}.*`).join(','),
-    },
-  })),
-] as Job[]).filter((j) => !only || only.includes(j.name) || (j.kind === 'conformant' && only.includes('conformant')));
+];
+// a defect bends only the operations it names, and every case belongs to one operation: its run
+// selects those operations' cases (the conformant runs are full)
+const DEFECTS: Job[] = DEFECT_CATALOGUE.map((d): Job => ({
+  name: d.name, kind: 'defect', family: d.family,
+  env: {
+    ...(d.family === 'rate-limit' ? {} : { ...FAST, SADAD_SKIP_CASES: '*.rate.*' }),
+    ...d.mockEnv, MOCK_DEFECTS: d.name, SADAD_CASES: d.ops.map((op) => `${op}.*`).join(','),
+  },
+}));
+const withFaults = (j: Job): Job => ({ ...j, name: `${j.name} + faults`, faults: true, env: { ...j.env, MOCK_FAULTS: faults! } });
+const jobs: Job[] = [
+  ...COMBINATIONS,
+  // every limiter kind is a conformant way to count a window (the default, fixed, is in the runs above)
+  ...(['calendar', 'sliding', 'bucket'] as const).map((kind): Job => ({ name: `conformant: limiter ${kind}`, kind: 'conformant', env: { MOCK_LIMITER: kind } })),
+  ...DEFECTS,
+  ...(faults ? [...COMBINATIONS, ...DEFECTS.filter((d) => FAULT_FAMILIES.includes(d.family!))].map(withFaults) : []),
+].filter((j) => !only || only.includes(j.name) || only.includes(j.name.replace(/ \+ faults$/, '')) || (j.kind === 'conformant' && only.includes('conformant')));
 
-interface Outcome { job: Job; failing: CaseResult[]; errors: CaseResult[]; cases: number; seconds: number; note?: string }
+interface Outcome { job: Job; failing: CaseResult[]; errors: CaseResult[]; cases: number; seconds: number; unplanned429: string[]; transient: number; note?: string }
+
+type Evidence = CaseResult & { exchanges?: { label: string; response?: { status: number } }[]; transient?: unknown[] };
+
+/** 429 answers the pacer should have prevented: every one outside the rate-limit cases' own bursts. */
+function unplanned429(results: Evidence[]): string[] {
+  return results.flatMap((r) => (r.exchanges ?? [])
+    .filter((ex) => ex.response?.status === 429 && !(r.family === 'rate-limit' && /sent together/.test(ex.label)))
+    .map((ex) => `${r.id}: ${ex.label}`));
+}
 
 async function runJob(job: Job): Promise<Outcome> {
   const dir = mkdtempSync(join(tmpdir(), 'sadad-prove-'));
   // only the evidence files are read: Playwright's HTML and JUnit reports would cost CPU for nothing
   const run = await runSuite({ SADAD_SEED: '20261121', SADAD_WORKERS: '3', ...job.env }, { dir, timeoutMs: 8 * 60_000, reporter: 'dot' });
-  const results = caseResults(run);
+  const results = caseResults(run) as Evidence[];
   if (!values.keep) rmSync(dir, { recursive: true, force: true });
   const outcome: Outcome = {
     job, cases: results.length, seconds: Math.round(run.durationMs / 1000),
     failing: results.filter((r) => r.verdict === 'FAIL'), errors: results.filter((r) => r.verdict === 'ERROR'),
+    // a gateway that itself answers 429 now and then makes some unplanned by design
+    unplanned429: job.env.MOCK_FAULTS && /(^|,)\s*429\s*=/.test(job.env.MOCK_FAULTS) ? [] : unplanned429(results),
+    transient: results.reduce((n, r) => n + (Array.isArray(r.transient) ? r.transient.length : 0), 0),
   };
   if (run.timedOut) outcome.note = 'timed out';
   else if (!results.length) outcome.note = `no case ran: ${run.output.trim().split('\n').slice(-3).join(' | ')}`;
   const line = job.kind === 'conformant'
-    ? `${job.name}: ${outcome.failing.length} FAIL, ${outcome.errors.length} ERROR of ${outcome.cases} cases (${outcome.seconds} s)`
+    ? `${job.name}: ${outcome.failing.length} FAIL, ${outcome.errors.length} ERROR, ${outcome.unplanned429.length} unplanned 429 of ${outcome.cases} cases, ${outcome.transient} transient faults met (${outcome.seconds} s)`
     : `${job.name}: ${detected(outcome).length ? 'detected' : 'MISSED'} (${outcome.seconds} s)`;
   console.log(`  done  ${line}`);
   return outcome;
@@ -83,28 +110,39 @@ const outcomes = await pool(ordered, concurrency, runJob);
 
 const conformant = outcomes.filter((o) => o.job.kind === 'conformant');
 const defects = outcomes.filter((o) => o.job.kind === 'defect').sort((a, b) => a.job.name.localeCompare(b.job.name));
-const falseAlarms = conformant.reduce((n, o) => n + o.failing.length + o.errors.length + (o.note ? 1 : 0), 0);
+const alarms = (runs: Outcome[]) => runs.reduce((n, o) => n + o.failing.length + o.errors.length + o.unplanned429.length + (o.note ? 1 : 0), 0);
+const falseAlarms = alarms(conformant);
 const found = defects.filter((o) => detected(o).length);
 
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
-console.log('\nconformant runs (must have no FAIL and no ERROR):');
+console.log('\nconformant runs (must have no FAIL, no ERROR and no unplanned 429):');
 for (const o of conformant) {
-  console.log(`  ${pad(o.job.name, 44)} ${o.failing.length} FAIL, ${o.errors.length} ERROR, ${o.cases} cases${o.note ? `, ${o.note}` : ''}`);
+  console.log(`  ${pad(o.job.name, 52)} ${o.failing.length} FAIL, ${o.errors.length} ERROR, ${o.unplanned429.length} unplanned 429, ${o.cases} cases, ${o.transient} transient faults met${o.note ? `, ${o.note}` : ''}`);
   for (const r of [...o.failing, ...o.errors].slice(0, 5)) console.log(`      ${r.verdict} ${r.id}: ${r.notes.find((n) => n.verdict === r.verdict)?.text.slice(0, 160) ?? ''}`);
+  for (const l of o.unplanned429.slice(0, 5)) console.log(`      429 ${l}`);
 }
-console.log(`\n${pad('defect', 32)} ${pad('family', 17)} ${pad('detected', 9)} by`);
+console.log(`\n${pad('defect', 40)} ${pad('family', 17)} ${pad('detected', 9)} by`);
 for (const o of defects) {
   const by = detected(o).map((r) => r.id);
   const other = o.failing.filter((r) => r.family !== o.job.family).length;
-  console.log(`${pad(o.job.name, 32)} ${pad(o.job.family!, 17)} ${pad(by.length ? 'yes' : 'NO', 9)} ${by.slice(0, 4).join(', ')}${by.length > 4 ? ` (+${by.length - 4})` : ''}${other ? `; ${other} other FAIL` : ''}${o.errors.length ? `; ${o.errors.length} ERROR` : ''}${o.note ? `; ${o.note}` : ''}`);
+  console.log(`${pad(o.job.name, 40)} ${pad(o.job.family!, 17)} ${pad(by.length ? 'yes' : 'NO', 9)} ${by.slice(0, 4).join(', ')}${by.length > 4 ? ` (+${by.length - 4})` : ''}${other ? `; ${other} other FAIL` : ''}${o.errors.length ? `; ${o.errors.length} ERROR` : ''}${o.note ? `; ${o.note}` : ''}`);
 }
 const seconds = Math.round((Date.now() - started) / 1000);
 mkdirSync(reportsDir(), { recursive: true });
 writeFileSync(join(reportsDir(), 'prove.json'), JSON.stringify({
-  seconds, detected: found.length, defects: defects.length, falseAlarms,
-  conformant: conformant.map((o) => ({ run: o.job.name, fail: o.failing.map((r) => r.id), error: o.errors.map((r) => r.id), cases: o.cases, note: o.note })),
+  seconds, detected: found.length, defects: defects.length, falseAlarms, faults: faults ?? null,
+  conformant: conformant.map((o) => ({ run: o.job.name, fail: o.failing.map((r) => r.id), error: o.errors.map((r) => r.id), unplanned429: o.unplanned429, transient: o.transient, cases: o.cases, note: o.note })),
   results: defects.map((o) => ({ defect: o.job.name, family: o.job.family, detectedBy: detected(o).map((r) => r.id), otherFailures: o.failing.filter((r) => r.family !== o.job.family).map((r) => r.id), errors: o.errors.map((r) => r.id), note: o.note })),
 }, null, 2));
 console.log(`\nwall time ${seconds} s; details in ${join(reportsDir(), 'prove.json')}`);
+if (faults) {
+  // both figures: the catalogue on a clean link, and the chosen defects behind the flaky gateway
+  const part = (f: boolean) => {
+    const d = defects.filter((o) => !!o.job.faults === f);
+    return `detected ${d.filter((o) => detected(o).length).length}/${d.length} defects, false alarms ${alarms(conformant.filter((o) => !!o.job.faults === f))}`;
+  };
+  console.log(`without faults: ${part(false)}`);
+  console.log(`with faults ${faults}: ${part(true)}`);
+}
 console.log(`detected ${found.length}/${defects.length} defects, false alarms ${falseAlarms}`);
 process.exit(found.length === defects.length && falseAlarms === 0 ? 0 : 1);

@@ -53,4 +53,11 @@ export function exhausted(kinds: FaultKind[]): string {
   return `transient: ${[...new Set(kinds)].join(', ')} on ${kinds.length} attempt${kinds.length === 1 ? '' : 's'}`;
 }
 
+/**
+ * How often a burst bent by a transient fault is repeated from a fresh window. A burst of n calls
+ * meets a fault n times as often as one call does (11 calls at a 4% fault rate: 4 in 10 bursts),
+ * so a burst gets three repeats for each retry a single call gets.
+ */
+export const burstRepeats = (retries: number) => 3 * retries;
+
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -12,7 +12,7 @@ import { defineCase, type CaseContext } from '../case.js';
 import { plannedLimit } from '../plan.js';
 import { billPayment, cents, enquireBills, enquireFees, feePayment, freshIds, type FeeState } from '../prepare.js';
 import { after as afterPaying, onBills, onFees, payAccepted } from '../payments.js';
-import { exhausted } from '../transient.js';
+import { burstRepeats, exhausted } from '../transient.js';
 import { spreadOf, startTogether } from '../burst.js';
 import { smokeRun } from '../profile.js';
 
@@ -112,7 +112,7 @@ export function registerDuplicateCases(): void {
       // no fault can make a conformant target debit one SequenceNumber twice
       if (debits > 1 || (!faulted && debits !== 1)) return c.stop(`burst ${burst}: ${n} concurrent copies of one payment took AmountDue from ${before.due} to ${bill!.due}: ${debits} debits of ${part}, expected exactly 1`);
       if (faulted) {
-        if (++bent > c.config.retries) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${bent} bursts: the concurrent duplicates could not be judged`);
+        if (++bent > burstRepeats(c.config.retries)) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${bent} bursts: the concurrent duplicates could not be judged`);
         continue;
       }
       c.recovered();
@@ -148,7 +148,7 @@ export function registerDuplicateCases(): void {
         const paid = now.filter((f, i) => cents(f.due) < cents(fees[i]!.due)).length;
         c.observe(`burst ${burst}`, `${n} sent with one SequenceNumber, ${faulted} met a transient fault (burst repeated with other fees); ${paid} paid; ${spreadOf(answers)}`);
         if (paid > 1) return c.stop(`burst ${burst}: ${paid} of ${n} fees sharing one SequenceNumber were paid, expected at most 1`);
-        if (burst > c.config.retries) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${burst} bursts: the concurrent payments could not be judged`);
+        if (burst > burstRepeats(c.config.retries)) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${burst} bursts: the concurrent payments could not be judged`);
         continue;
       }
       c.recovered();

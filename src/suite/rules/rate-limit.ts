@@ -11,7 +11,7 @@ import { defineCase, type CaseContext } from '../case.js';
 import { plannedLimit } from '../plan.js';
 import { acceptableRequest, enquireBills, enquireFees, billPayment, feePayment } from '../prepare.js';
 import { spreadOf, startTogether, type Via } from '../burst.js';
-import { exhausted, sleep } from '../transient.js';
+import { burstRepeats, exhausted, sleep } from '../transient.js';
 
 /** `n` requests the target would accept, each a separate transaction (payments: separate subjects). */
 async function acceptableRequests(c: CaseContext, n: number): Promise<RequestBody[]> {
@@ -61,7 +61,7 @@ export function registerRateLimitCases(opId: OperationId): void {
         continue;
       }
       c.observe(`check ${check}`, `not judged: ${r.why}; repeated from a fresh window`);
-      if (++bent > c.config.retries) {
+      if (++bent > burstRepeats(c.config.retries)) {
         const kinds = c.faults.slice(mark).map((f) => f.kind);
         return c.error(kinds.length ? `${exhausted(kinds)}: ${r.why}` : `${r.why}, ${bent} times: the limit could not be checked`);
       }

@@ -1,0 +1,161 @@
+/**
+ * Transient faults are not verdicts (design.md §8): the suite against a mock that misbehaves like a
+ * flaky gateway (MOCK_FAULTS). Retries where repetition is safe, payments never paid twice (an
+ * enquiry, then an idempotent replay), ERROR naming the fault when retries run out, a refused token
+ * renewed once in client-credentials mode and an ERROR with a static one; the availability the
+ * cases record agrees with what the mock injected. Also: the payments guard, and the smoke profile.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import Fastify from 'fastify';
+import { startMock, type RunningMock } from '../../src/mock/index.js';
+import { TOKEN_PATH } from '../../src/mock/token.js';
+import { caseResults, type SuiteRun } from '../../src/prove/run-suite.js';
+import { exhausted, retryDelayMs, transientKind } from '../../src/suite/transient.js';
+import type { Exchange } from '../../src/client/exchange.js';
+import { runSuite } from './run-suite.js';
+
+test.describe.configure({ timeout: 240_000 });
+
+type Evidence = ReturnType<typeof caseResults>[number] & {
+  transient?: { op: string; kind: string; recovered: boolean }[];
+  observations?: Record<string, unknown>;
+  exchanges?: { label: string; op?: string; response?: { status: number } }[];
+};
+const evidence = (run: SuiteRun) => caseResults(run) as Evidence[];
+
+/** The suite against a mock the test started (so the test can read what the mock injected). */
+function suiteAgainst(mock: RunningMock, env: Record<string, string> = {}) {
+  const o = mock.options;
+  return runSuite({
+    SADAD_BASE_URL: mock.url, SADAD_ACCESS_TOKEN: o.accessToken, SADAD_COMPANY_ID: o.companyId, SADAD_CLIENT_ID: o.clientId, SADAD_CLIENT_SECRET: o.clientSecret,
+    SADAD_RATE_WINDOW_SECONDS: String(o.rateWindowSeconds), SADAD_RATE_LIMIT_BILL: String(o.rateLimits.bill), SADAD_RATE_LIMIT_MOI: String(o.rateLimits.moi),
+    SADAD_SEED: '20261123', SADAD_REQUEST_TIMEOUT_MS: '3000', ...env,
+  }, ['--reporter=dot']);
+}
+
+const RAISED = { rateWindowSeconds: 1, rateLimits: { bill: 30, moi: 20 } };
+
+function fakeExchange(status: number | undefined, headers: Record<string, string> = {}, error?: Exchange['error']): Exchange {
+  const base = { label: 'x', op: 'bill-enquiry', request: { method: 'POST', url: 'u', headers: {}, body: '' }, startedAt: new Date().toISOString(), durationMs: 1 };
+  return status === undefined ? { ...base, error } : { ...base, response: { status, headers, body: '' } };
+}
+
+test('what counts as transient, and how long to wait', () => {
+  expect(transientKind(fakeExchange(503))).toBe('HTTP 503');
+  expect(transientKind(fakeExchange(502))).toBe('HTTP 502');
+  expect(transientKind(fakeExchange(504))).toBe('HTTP 504');
+  expect(transientKind(fakeExchange(500)), 'a 500 is the service\'s own answer').toBeUndefined();
+  expect(transientKind(fakeExchange(429))).toBe('HTTP 429');
+  expect(transientKind(fakeExchange(429), { allow429: true }), 'the rate-limit cases expect it').toBeUndefined();
+  expect(transientKind(fakeExchange(400))).toBeUndefined();
+  expect(transientKind(fakeExchange(undefined, {}, { kind: 'timeout', message: 'no answer' }))).toBe('timeout');
+  expect(transientKind(fakeExchange(undefined, {}, { kind: 'network', message: 'x', code: 'ECONNREFUSED' }))).toBe('refused');
+  expect(transientKind(fakeExchange(undefined, {}, { kind: 'network', message: 'x', code: 'ECONNRESET' }))).toBe('reset');
+  expect(retryDelayMs(fakeExchange(503, { 'retry-after': '2' }), 1, 60)).toBe(2050);
+  expect(retryDelayMs(fakeExchange(503, { 'retry-after': '3600' }), 1, 1), 'capped: a long Retry-After would stall the run').toBe(5000);
+  for (const attempt of [1, 2, 3]) {
+    const d = retryDelayMs(fakeExchange(503), attempt, 60, () => 0.999);
+    expect(d).toBeLessThanOrEqual(2000 * 2 ** (attempt - 1));
+    expect(retryDelayMs(fakeExchange(503), attempt, 60, () => 0)).toBe(1000 * 2 ** (attempt - 1));
+  }
+  expect(exhausted(['HTTP 503', 'HTTP 503', 'reset', 'HTTP 503'])).toBe('transient: HTTP 503, reset on 4 attempts');
+});
+
+test('behind a flaky gateway the payment, duplicate and flow cases pass, no payment is made twice, and every fault is counted', async () => {
+  // small limits: a burst of n copies meets a fault n times as often as one call
+  const mock = await startMock({ port: 0, rateWindowSeconds: 1, rateLimits: { bill: 4, moi: 4 }, faults: { 503: 0.05, reset: 0.02, lost: 0.05, latency: 20, jitter: 30, seed: 7 } });
+  try {
+    const run = await suiteAgainst(mock, { SADAD_CASES: '*.flow.*,*.dup.*,*.res.schema,*.multi.order,bill-enquiry.req.BillerId.*,moi-payment.req.VisaCount.*,*.hdr.Authorization.bad-token' });
+    const results = evidence(run);
+    const bad = results.filter((r) => r.verdict === 'FAIL' || r.verdict === 'ERROR');
+    expect(bad.map((r) => `${r.id}: ${r.notes.map((n) => n.text).join(' | ')}`), run.output.slice(-2000)).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(results.length).toBeGreaterThan(25);
+    const faults = results.flatMap((r) => r.transient ?? []);
+    const injected = Object.values(mock.faultCounts()).reduce((n, byKind) => n + Object.values(byKind).reduce((a, b) => a + b, 0), 0);
+    expect(injected, 'the mock injected faults').toBeGreaterThan(5);
+    // every injected fault reached some case (a fault the suite did not see would have been judged as an answer)
+    const seen = JSON.stringify(results.flatMap((r) => (r.transient ?? []).map((f) => `${r.id} ${f.op} ${f.kind}`)));
+    expect(faults.length, `mock: ${JSON.stringify(mock.faultCounts())}; suite: ${seen}`).toBe(injected);
+    expect(faults.filter((f) => !f.recovered)).toEqual([]);
+    // a lost payment answer was resolved by an enquiry, or a payment replayed with its SequenceNumber
+    const careful = results.flatMap((r) => Object.keys(r.observations ?? {}).filter((k) => /answer lost|replayed/.test(k)));
+    expect(careful.length).toBeGreaterThan(0);
+  } finally {
+    await mock.close();
+  }
+});
+
+test('retries exhausted: ERROR naming the fault and the attempts, never FAIL', async () => {
+  const mock = await startMock({ port: 0, ...RAISED, faults: { 503: 1 } });
+  try {
+    const run = await suiteAgainst(mock, { SADAD_CASES: 'bill-enquiry.req.BillerId.missing,moi-payment.flow.pay', SADAD_RETRIES: '1' });
+    const results = new Map(evidence(run).map((r) => [r.id, r]));
+    for (const id of ['bill-enquiry.req.BillerId.missing', 'moi-payment.flow.pay']) {
+      expect(results.get(id)?.verdict, id).toBe('ERROR');
+      expect(results.get(id)?.notes.map((n) => n.text).join(' | ')).toContain('transient: HTTP 503 on 2 attempts');
+    }
+    expect(run.code).toBe(1);
+  } finally {
+    await mock.close();
+  }
+});
+
+test('a token revoked mid-run: renewed once with client credentials, an ERROR with a static token', async () => {
+  const mock = await startMock({ port: 0, ...RAISED, faults: { revoke: 0.3, seed: 3 } });
+  try {
+    const cases = 'bill-enquiry.res.*,bill-enquiry.req.BillerId.*,moi-enquiry.req.ID.*';
+    const renewing = await suiteAgainst(mock, { SADAD_CASES: cases, SADAD_TOKEN_URL: `${mock.url}${TOKEN_PATH}`, SADAD_ACCESS_TOKEN: '' });
+    const results = evidence(renewing);
+    expect(results.filter((r) => r.verdict === 'FAIL' || r.verdict === 'ERROR').map((r) => r.id), renewing.output.slice(-2000)).toEqual([]);
+    const refused = results.flatMap((r) => r.transient ?? []).filter((f) => f.kind === 'token refused');
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((f) => f.recovered)).toBe(true);
+
+    const fixed = await suiteAgainst(mock, { SADAD_CASES: cases });
+    const errors = evidence(fixed).filter((r) => r.verdict === 'ERROR');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]!.notes.map((n) => n.text).join(' ')).toContain('a static SADAD_ACCESS_TOKEN cannot be renewed');
+  } finally {
+    await mock.close();
+  }
+});
+
+test('payments guard: a target other than the embedded mock, SADAD_PAYMENTS unset: stops before the first call and says what it would pay', async () => {
+  let calls = 0;
+  const app = Fastify();
+  app.all('/*', async () => { calls++; return {}; });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  try {
+    const run = await runSuite({ SADAD_BASE_URL: url, SADAD_ACCESS_TOKEN: 'tok-12345', SADAD_COMPANY_ID: 'X', SADAD_PAYMENTS: '' });
+    expect(run.code).toBe(2);
+    expect(run.output).toMatch(/Payments guard: the target http:\/\/127\.0\.0\.1:\d+ is not the embedded mock/);
+    expect(run.output).toMatch(/\d+ payment calls \(bill \d+, MOI \d+\), of which about \d+ are meant to take effect/);
+    expect(run.output).toContain('SADAD_PAYMENTS=on');
+    expect(calls).toBe(0);
+  } finally {
+    await app.close();
+  }
+});
+
+test('the smoke profile: every family on every operation (rate limits on the bill operations), 12 calls at most on each MOI operation, and it says it does not certify', async () => {
+  const { allCases } = await import('../../src/suite/cases.js');
+  const { SMOKE_CASES, SMOKE_MOI_CALLS } = await import('../../src/suite/profile.js');
+  const all = allCases().map(([def]) => def);
+  const ids = new Set(all.map((d) => d.id));
+  expect([...SMOKE_CASES].filter((id) => !ids.has(id)), 'every smoke id names a case').toEqual([]);
+  const smoke = all.filter((d) => SMOKE_CASES.has(d.id));
+  for (const pair of new Set(all.map((d) => `${d.op} ${d.family}`))) {
+    if (/^moi-.* rate-limit$/.test(pair)) continue;
+    expect(smoke.some((d) => `${d.op} ${d.family}` === pair), pair).toBe(true);
+  }
+  for (const op of ['moi-enquiry', 'moi-payment'] as const) {
+    const calls = smoke.reduce((n, d) => n + ((d.calls ?? { [d.op]: 1 })[op] ?? 0), 0);
+    expect(calls, op).toBeLessThanOrEqual(SMOKE_MOI_CALLS);
+  }
+  const list = await runSuite({ SADAD_PROFILE: 'smoke' }, ['--list']);
+  expect(list.output).toContain(`Total: ${SMOKE_CASES.size} tests`);
+});
