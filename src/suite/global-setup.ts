@@ -7,6 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, configFromEnv, loadEnvFile } from '../config/index.js';
 import { startCoordinator } from '../pacer/coordinator.js';
+import { formatFaults } from '../mock/faults.js';
 import { reportsDir } from '../paths.js';
 import { limitsOf } from './runtime.js';
 import { loadTargetData } from '../config/target-data.js';
@@ -52,6 +53,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // evidence of an earlier run must not mix with this one's
   rmSync(join(reportsDir(), 'evidence'), { recursive: true, force: true });
   const closers: (() => Promise<void>)[] = [];
+  // what the embedded mock injected (MOCK_FAULTS), beside what the cases met, in pacing.json
+  let injectedFaults: (() => unknown) | undefined;
   let target = config.baseUrl ?? '';
   if (!config.baseUrl) {
     const { startMock, mockOptionsFromEnv } = await import('../mock/index.js');
@@ -63,6 +66,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     const options = orStop(() => mockOptionsFromEnv(env));
     const mock = await startMock({ ...options, port: 0 });
     closers.push(mock.close);
+    injectedFaults = () => mock.faultCounts();
     target = mock.url;
     Object.assign(process.env, {
       SADAD_BASE_URL: mock.url,
@@ -73,7 +77,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       SADAD_RATE_WINDOW_SECONDS: String(options.rateWindowSeconds),
       SADAD_RATE_LIMIT_BILL: String(options.rateLimits.bill),
       SADAD_RATE_LIMIT_MOI: String(options.rateLimits.moi),
-      SADAD_TARGET_PROFILE: `embedded mock (style ${options.style}, errors ${options.errors}, window ${options.rateWindowSeconds} s${options.defects.length ? `, defects ${options.defects.join(',')}` : ''})`,
+      SADAD_TARGET_PROFILE: `embedded mock (style ${options.style}, errors ${options.errors}, window ${options.rateWindowSeconds} s` +
+        `${options.limiter && options.limiter !== 'fixed' ? `, limiter ${options.limiter}` : ''}${options.faults && Object.keys(options.faults).length ? `, faults ${formatFaults(options.faults)}` : ''}` +
+        `${options.defects.length ? `, defects ${options.defects.join(',')}` : ''})`,
     });
     config = configFromEnv();
   }
@@ -91,7 +97,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   return async () => {
     const stats = await coordinator.app.inject({ method: 'GET', url: '/stats' }).then((r) => r.json()).catch(() => ({}));
     mkdirSync(reportsDir(), { recursive: true });
-    writeFileSync(join(reportsDir(), 'pacing.json'), JSON.stringify({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), operations: stats }, null, 2));
+    writeFileSync(join(reportsDir(), 'pacing.json'), JSON.stringify({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), operations: stats, ...(injectedFaults ? { injectedFaults: injectedFaults() } : {}) }, null, 2));
     await coordinator.close();
     for (const close of closers.reverse()) await close();
   };
