@@ -18,7 +18,9 @@ export class Budget {
   private timer: NodeJS.Timeout | undefined;
   readonly stats: BudgetStats = { calls: 0, waitedMs: 0, maxInWindow: 0, exclusiveHolds: 0 };
 
-  constructor(readonly limit: number, readonly windowMs: number, readonly marginMs: number, private readonly now: () => number = Date.now) {}
+  // A monotonic clock: a wall clock set forward (NTP, a laptop waking up) must not make old calls
+  // look expired early; while a machine sleeps it stands still, which only makes the pacer wait longer.
+  constructor(readonly limit: number, readonly windowMs: number, readonly marginMs: number, private readonly now: () => number = () => performance.now()) {}
 
   private get spanMs() { return this.windowMs + this.marginMs; }
 
