@@ -50,11 +50,13 @@ export function registerRateLimitCases(opId: OperationId): void {
     // target that accepts them all in OVER_CHECKS checks, each from a fresh window, breaks the limit.
     let over = 0;
     let bent = 0;
+    const start = c.faults.length;
     for (let check = 1; ; check++) {
       const bodies = await acceptableRequests(c, limit + 2);
       const mark = c.faults.length;
       const r = await c.rt.pacer.exclusive(opId, (via) => oneCheck(c, check, limit, windowMs, bodies, via));
-      if (r.result === 'judged') { c.recovered(mark); return; }
+      // a judged check is past every fault the earlier, bent ones met
+      if (r.result === 'judged') { c.recovered(start); return; }
       if (r.result === 'over') {
         c.observe(`check ${check}`, `all ${limit + 1} calls accepted; ${r.spread}`);
         if (++over >= OVER_CHECKS) return c.stop(`in ${over} checks, each from a fresh window, all ${limit + 1} calls sent together were accepted (limit ${limit} per ${c.config.rateWindowSeconds} s)`);
