@@ -32,6 +32,12 @@ function sameSecret(a: string, b: string): boolean {
 
 const present = (name: string) => unauthorized({ pointer: `header:${name}`, expected: 'header present', found: 'missing' });
 
+/** The answer to a bearer token that is unknown, expired or revoked (also a `revoke` fault's, faults.ts). */
+export const invalidToken = () => unauthorized(
+  { pointer: 'header:Authorization', expected: 'an active access token', found: 'an unknown or expired token' },
+  { 'www-authenticate': 'Bearer realm="sadad-mock", error="invalid_token"' },
+);
+
 export class Authenticator {
   private readonly publicKey?: KeyObject;
 
@@ -68,7 +74,7 @@ export class Authenticator {
     const token = bearer[1]!;
     // defect: the token is never looked up, any Bearer token passes
     if (!sameSecret(token, o.accessToken) && !this.tokens.isActive(token) && !this.defects.on('bad-token-accepted', op.id)) {
-      throw unauthorized({ pointer: 'header:Authorization', expected: 'an active access token', found: 'an unknown or expired token' }, { 'www-authenticate': 'Bearer realm="sadad-mock", error="invalid_token"' });
+      throw invalidToken();
     }
     const company = headerValue(headers, 'CompanyId');
     const known = company !== undefined && (company === o.companyId || (o.extraCompanyIds ?? []).includes(company));

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { config as loadEnv } from 'dotenv';
 import { ConfigError } from '../contract/prefix.js';
-import { mockOptionsFromEnv, startMock, type RunningMock } from './index.js';
+import { formatFaults, mockOptionsFromEnv, startMock, type RunningMock } from './index.js';
 
 function loadEnvFile(): void {
   const named = process.env.SADAD_ENV_FILE;
@@ -32,8 +32,11 @@ async function main(): Promise<void> {
   }
   console.log(`listening on ${mock.url}`);
   const o = mock.options;
-  console.log(`style ${o.style}, errors ${o.errors}, rate limits bill ${o.rateLimits.bill} / moi ${o.rateLimits.moi} per ${o.rateWindowSeconds} s, signature ${o.signaturePublicKeyPem ? 'required' : 'not required'}`);
+  console.log(`style ${o.style}, errors ${o.errors}, rate limits bill ${o.rateLimits.bill} / moi ${o.rateLimits.moi} per ${o.rateWindowSeconds} s (${o.limiter ?? 'fixed'}), signature ${o.signaturePublicKeyPem ? 'required' : 'not required'}`);
   if (o.defects.length > 0) console.log(`DEFECTS INJECTED (not a faithful mock): ${o.defects.join(', ')}`);
+  // faults are a gateway's, not the service's: the mock stays faithful, but calls will fail
+  const faults = formatFaults(o.faults ?? {});
+  if (faults !== '') console.log(`faults injected: ${faults}`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

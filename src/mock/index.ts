@@ -3,6 +3,7 @@
  * suite's default target and a local sandbox for client developers.
  */
 import { buildMockServer } from './server.js';
+import type { FaultCounts } from './faults.js';
 import { resolveMockOptions, type MockOptions } from './options.js';
 
 export { defaultMockOptions, mockOptionsFromEnv, resolveMockOptions, type ErrorMode, type MockOptions, type ResponseStyle } from './options.js';
@@ -12,12 +13,16 @@ export { TOKEN_PATH } from './token.js';
 export { BODY_LIMIT, buildMockServer } from './server.js';
 export { DEFECT_CATALOGUE, DEFECT_FAMILIES, KNOWN_DEFECTS, type Defect, type DefectFamily, type DefectName, type DefectSpec } from './defects.js';
 export type { ErrorBody, ErrorDetail } from './errors.js';
+export { FAULT_KINDS, FAULT_PARTS, HANG_LIMIT_MS, formatFaults, parseFaults, type FaultCounts, type FaultKind, type FaultSettings } from './faults.js';
+export { LIMITER_KINDS, type LimiterKind } from './limiters.js';
 
 export interface RunningMock {
   /** `http://127.0.0.1:<port>` */
   url: string;
   port: number;
   options: MockOptions;
+  /** Faults injected so far, per operation and kind (all zero without MOCK_FAULTS). */
+  faultCounts(): FaultCounts;
   close(): Promise<void>;
 }
 
@@ -27,7 +32,7 @@ export interface RunningMock {
  */
 export async function startMock(options: Partial<MockOptions> = {}): Promise<RunningMock> {
   const resolved = resolveMockOptions(options);
-  const { app } = await buildMockServer(resolved);
+  const { app, faults } = await buildMockServer(resolved);
   await app.listen({ host: resolved.host, port: resolved.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : resolved.port;
@@ -36,6 +41,7 @@ export async function startMock(options: Partial<MockOptions> = {}): Promise<Run
     url: `http://${resolved.host}:${port}`,
     port,
     options: { ...resolved, port },
+    faultCounts: () => faults.counts(),
     close: () => (closing ??= app.close().then(() => undefined)),
   };
 }

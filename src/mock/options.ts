@@ -11,6 +11,8 @@ import { ConfigError, headerPrefixFrom, SPEC_PREFIX, tagPrefixFrom } from '../co
 import { DEFAULT_RATE_WINDOW_SECONDS, operations } from '../contract/catalogue.js';
 import { ROOT } from '../paths.js';
 import { checkDefects, parseDefects } from './defects.js';
+import { checkFaults, parseFaults, type FaultSettings } from './faults.js';
+import { LIMITER_KINDS, type LimiterKind } from './limiters.js';
 
 export type ResponseStyle = 'sample' | 'table';
 export type ErrorMode = 'http' | 'in-band';
@@ -19,7 +21,7 @@ export interface MockOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  /** Fixed window, starting at the first counted call; decimals allowed (tests use fractions of a second). */
+  /** The rate-limit window; decimals allowed (tests use fractions of a second). */
   rateWindowSeconds: number;
   rateLimits: { bill: number; moi: number };
   style: ResponseStyle;
@@ -40,6 +42,14 @@ export interface MockOptions {
   signaturePublicKeyPem?: string;
   tokenLifetimeSeconds: number;
   defects: string[];
+  /**
+   * How the rate limit counts (limiters.ts): `fixed` windows from the first counted call (the
+   * default), clock-aligned `calendar` windows, a `sliding` log or a token `bucket`. Optional, like
+   * the faults: additions to the published options.
+   */
+  limiter?: LimiterKind;
+  /** Gateway-like faults (faults.ts), by the part names of MOCK_FAULTS; none when empty. */
+  faults?: FaultSettings;
 }
 
 const defaultLimit = (group: 'bill' | 'moi') => operations.find((o) => o.rateGroup === group)!.defaultRateLimit;
@@ -61,6 +71,8 @@ export function defaultMockOptions(): MockOptions {
     headerPrefix: SPEC_PREFIX,
     tokenLifetimeSeconds: 3600,
     defects: [],
+    limiter: 'fixed',
+    faults: {},
   };
 }
 
@@ -108,6 +120,8 @@ export function mockOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): MockOp
     headerPrefix: headerPrefixFrom(env),
     tokenLifetimeSeconds: positiveNumber(env, 'MOCK_TOKEN_LIFETIME_SECONDS', d.tokenLifetimeSeconds),
     defects: parseDefects(env.MOCK_DEFECTS),
+    limiter: oneOf(env, 'MOCK_LIMITER', LIMITER_KINDS, d.limiter ?? 'fixed'),
+    faults: parseFaults(env.MOCK_FAULTS),
   };
   if (!unset(keyPath)) options.signaturePublicKeyPem = readPublicKeyPem(keyPath.trim());
   return options;
@@ -131,5 +145,8 @@ export function resolveMockOptions(partial: Partial<MockOptions> = {}): MockOpti
     try { createPublicKey(o.signaturePublicKeyPem); } catch { bad('signaturePublicKeyPem', 'is not a PEM public key'); }
   }
   checkDefects(o.defects, 'defects');
+  if (o.limiter !== undefined && !LIMITER_KINDS.includes(o.limiter)) bad('limiter', `must be one of ${LIMITER_KINDS.join(', ')}, got ${JSON.stringify(o.limiter)}`);
+  if (o.faults !== undefined && (o.faults === null || typeof o.faults !== 'object' || Array.isArray(o.faults))) bad('faults', 'must be an object of MOCK_FAULTS parts, e.g. { 503: 0.02, latency: 120 }');
+  checkFaults(o.faults ?? {}, 'faults');
   return o;
 }

@@ -1,21 +1,23 @@
 /**
  * Sandbox rate limits (spec §4, §8): a budget per operation and per company, sized by the
- * operation's group. @fastify/rate-limit's local store keeps a fixed window that starts at the
- * first counted call and takes the window in milliseconds, so fractional windows work. The check
- * runs at preValidation, after authentication (headers at onRequest, signature at preValidation
- * before it): every authenticated call counts, including ones then rejected by validation or the
- * business rules; unauthenticated calls do not spend a company's budget.
+ * operation's group. How a budget is counted is the limiter kind (limiters.ts, MOCK_LIMITER); the
+ * default `fixed` window starts at the first counted call. Windows are in milliseconds, so
+ * fractional windows work. The check runs at preValidation, after authentication (headers at
+ * onRequest, signature at preValidation before it): every authenticated call counts, including
+ * ones then rejected by validation or the business rules; unauthenticated calls, and the faults
+ * injected before authentication (faults.ts), do not spend a company's budget.
  */
 import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Operation } from '../contract/catalogue.js';
 import { MockError } from './errors.js';
 import type { Defects } from './defects.js';
+import { limiterStore, type LimiterKind, type LimiterRouteOptions } from './limiters.js';
 import type { MockOptions } from './options.js';
 
-export async function registerRateLimiter(app: FastifyInstance): Promise<void> {
+export async function registerRateLimiter(app: FastifyInstance, kind: LimiterKind = 'fixed'): Promise<void> {
   // Not global: only the API routes are limited, each with its own budget (the token endpoint is not).
-  await app.register(rateLimit, { global: false, hook: 'preValidation' });
+  await app.register(rateLimit, { global: false, hook: 'preValidation', store: limiterStore(kind) });
 }
 
 /** The company a call is attributed to (set by authentication, which runs first). */
@@ -26,35 +28,23 @@ export const NO_RESET_WINDOWS = 10;
 
 /**
  * Route config of one operation; the plugin gives each route its own store. The rate-limit defects
- * bend it here: the budget one more or one less than the limit, no limit at all, or a window that
- * is not reset once exceeded.
+ * bend it here: the budget one more or one less than the limit, no limit at all, or a budget that
+ * stays refused once exceeded. They bend the budget, not the counting, so they work with every kind.
  */
-export function rateLimitFor(op: Operation, options: MockOptions, defects: Defects): RateLimitOptions | false {
+export function rateLimitFor(op: Operation, options: MockOptions, defects: Defects): (RateLimitOptions & LimiterRouteOptions) | false {
   if (defects.on('rate-limit-off', op.id)) return false;
   const limit = options.rateLimits[op.rateGroup];
   let max = limit;
   if (defects.on('rate-limit-one-extra', op.id)) max = limit + 1;
   if (defects.on('rate-limit-one-short', op.id)) max = Math.max(0, limit - 1);
-  const windowMs = Math.max(1, Math.round(options.rateWindowSeconds * 1000));
-  const config: RateLimitOptions = {
+  return {
     max,
-    timeWindow: windowMs,
+    timeWindow: Math.max(1, Math.round(options.rateWindowSeconds * 1000)),
     hook: 'preValidation',
     keyGenerator: (req) => JSON.stringify([op.id, companyOf(req)]),
     // The plugin has already set Retry-After (whole seconds, rounded up, at least 1) and the
     // X-RateLimit-* headers on the reply when this runs.
     errorResponseBuilder: () => new MockError(429, 'MW-429', `Rate limit exceeded: ${limit} calls per ${options.rateWindowSeconds} s for ${op.title}`),
+    blockWindows: defects.on('rate-limit-no-reset', op.id) ? NO_RESET_WINDOWS : 0,
   };
-  if (defects.on('rate-limit-no-reset', op.id)) {
-    // Once a key is over its budget, its window stretches to NO_RESET_WINDOWS windows: the store
-    // then sees the window as still running and keeps counting instead of starting afresh.
-    const blockedUntil = new Map<string, number>();
-    config.onExceeded = (_req, key) => { if (!blockedUntil.has(key)) blockedUntil.set(key, Date.now() + NO_RESET_WINDOWS * windowMs); };
-    config.timeWindow = (_req, key) => {
-      const until = blockedUntil.get(key);
-      if (until !== undefined && until <= Date.now()) blockedUntil.delete(key);
-      return until !== undefined && until > Date.now() ? (NO_RESET_WINDOWS + 1) * windowMs : windowMs;
-    };
-  }
-  return config;
 }

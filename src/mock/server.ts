@@ -7,7 +7,8 @@
  * Life of an API call: onRequest authenticates the headers (401) -> the body is parsed (413, 415,
  * 400 malformed) -> preValidation verifies the signature (401), then counts the call against the
  * rate limit (429) -> the handler validates against the contract (400 or in-band) and applies the
- * business rules to each entry in order (422/409 or in-band).
+ * business rules to each entry in order (422/409 or in-band). Injected faults (faults.ts) come first,
+ * at onRequest before authentication, and last, when the answer is sent (latency, a lost answer).
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -17,6 +18,7 @@ import type { Finding } from '../contract/validator.js';
 import { Authenticator } from './auth.js';
 import { Defects } from './defects.js';
 import { errorBody, malformed, MockError, REJECTIONS, type Rejection } from './errors.js';
+import { Faults } from './faults.js';
 import type { MockOptions } from './options.js';
 import { rateLimitFor, registerRateLimiter } from './rate-limit.js';
 import { failedEntries, renderResponse, type ItemResult } from './responses.js';
@@ -110,6 +112,8 @@ export interface MockServer {
   app: FastifyInstance;
   state: MockState;
   tokens: TokenIssuer;
+  /** The injected faults and their counters (`faults.counts()`). */
+  faults: Faults;
 }
 
 export async function buildMockServer(options: MockOptions): Promise<MockServer> {
@@ -119,6 +123,7 @@ export async function buildMockServer(options: MockOptions): Promise<MockServer>
   // Each place that can misbehave on purpose gets the defects and asks `defects.has(name)` there.
   const defects = new Defects(options.defects);
   const auth = new Authenticator(options, tokens, defects);
+  const faults = new Faults(options.faults ?? {}, tokens);
 
   // Only JSON is a request body here; `__proto__` and `constructor.prototype` keys are dropped while parsing.
   app.removeAllContentTypeParsers();
@@ -167,15 +172,17 @@ export async function buildMockServer(options: MockOptions): Promise<MockServer>
     throw new MockError(405, 'MW-405', `Method ${req.method} not allowed: use POST`);
   };
 
-  await registerRateLimiter(app);
+  await registerRateLimiter(app, options.limiter);
   registerTokenEndpoint(app, options, tokens, methodNotAllowed);
 
   for (const op of operations) {
+    const injected = faults.hooks(op.id);
     app.route({
       method: 'POST',
       url: op.path,
       config: { rateLimit: rateLimitFor(op, options, defects) },
-      onRequest: async (req) => { req.company = auth.checkHeaders(op, req.headers); },
+      onRequest: [...injected.onRequest, async (req) => { req.company = auth.checkHeaders(op, req.headers); }],
+      onSend: injected.onSend,
       preValidation: async (req) => auth.checkSignature(req.body, req.headers),
       // No await from here on: a payment's duplicate check and its debit happen in one tick
       // (answer() awaits only a rule that yields, which only a defect does).
@@ -223,5 +230,5 @@ export async function buildMockServer(options: MockOptions): Promise<MockServer>
     return render(results);
   }
 
-  return { app, state, tokens };
+  return { app, state, tokens, faults };
 }

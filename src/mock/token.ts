@@ -21,6 +21,11 @@ export class TokenIssuer {
     return { token, expiresIn: Math.max(1, Math.ceil(this.lifetimeSeconds)) };
   }
 
+  /** Ends an issued token before its time, as a gateway may; false when it was not an active one. */
+  revoke(token: string): boolean {
+    return this.expiries.delete(token);
+  }
+
   isActive(token: string, now = Date.now()): boolean {
     const at = this.expiries.get(token);
     return at !== undefined && at > now;

@@ -4,7 +4,7 @@ import { referenceIdHeader, specTimestamp } from '../../src/contract/headers.js'
 import type { Fields } from '../../src/contract/message.js';
 import { shortUniqueId } from '../../src/generators/unique.js';
 import { RequestGenerator, type BillSubject, type BuildOptions, type MoiSubject } from '../../src/generators/requests.js';
-import { startMock, type MockOptions, type RunningMock } from '../../src/mock/index.js';
+import { startMock, TOKEN_PATH, type MockOptions, type RunningMock } from '../../src/mock/index.js';
 
 export interface Answer {
   status: number;
@@ -48,8 +48,11 @@ export class MockClient {
     };
   }
 
-  /** POSTs a body to the operation; `headers` entries set to undefined are left out. */
-  async post(opId: OperationId, body: unknown, opts: { headers?: Record<string, string | undefined>; raw?: string | Buffer; method?: string; path?: string } = {}): Promise<Answer> {
+  /**
+   * POSTs a body to the operation; `headers` entries set to undefined are left out. Rejects when no
+   * answer arrives (a dropped connection, or `signal` aborting: a client that gives up).
+   */
+  async post(opId: OperationId, body: unknown, opts: { headers?: Record<string, string | undefined>; raw?: string | Buffer; method?: string; path?: string; signal?: AbortSignal } = {}): Promise<Answer> {
     const merged: Record<string, string | undefined> = { ...this.headers(opId), ...opts.headers };
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(merged)) if (v !== undefined) headers[k] = v;
@@ -58,6 +61,7 @@ export class MockClient {
       headers,
       // bytes, not a string: fetch would add a text/plain Content-Type to a string body
       body: opts.method === 'GET' || opts.method === 'HEAD' ? undefined : Buffer.from(opts.raw ?? JSON.stringify(body)),
+      signal: opts.signal,
     });
     const text = await res.text();
     let json: unknown = text;
@@ -104,6 +108,17 @@ export class MockClient {
       },
     });
   }
+}
+
+/** A token from the mock's token endpoint, with its client credentials. */
+export async function issueToken(mock: RunningMock): Promise<string> {
+  const res = await fetch(`${mock.url}${TOKEN_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: mock.options.clientId, client_secret: mock.options.clientSecret }),
+  });
+  if (res.status !== 200) throw new Error(`token endpoint: HTTP ${res.status}`);
+  return ((await res.json()) as { access_token: string }).access_token;
 }
 
 /** An account number of an ordinary bill, unique per call, not ending in a magic suffix. */

@@ -1,0 +1,249 @@
+import { expect, test } from '@playwright/test';
+import { operations, type OperationId } from '../../src/contract/catalogue.js';
+import { LIMITER_KINDS, type LimiterKind } from '../../src/mock/index.js';
+import { CalendarWindow, FixedWindow, keyLimiter, limiterStore, SlidingLog, StaysBlocked, TokenBucket, type Decision, type KeyLimiter } from '../../src/mock/limiters.js';
+import { NO_RESET_WINDOWS } from '../../src/mock/rate-limit.js';
+import { LocalPacer } from '../../src/pacer/pacer.js';
+import { withMock, type Answer, type MockClient } from './helpers.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Takes one call at each time; accepted when the plugin would accept it (`current <= max`). */
+function run(limiter: KeyLimiter, max: number, windowMs: number, times: number[]): (Decision & { ok: boolean })[] {
+  return times.map((t) => {
+    const d = limiter.take(t, max, windowMs);
+    return { ...d, ok: d.current <= max };
+  });
+}
+const oks = (ds: { ok: boolean }[]) => ds.map((d) => d.ok);
+
+test.describe('each kind on a fake clock', () => {
+  test('fixed: the window starts at the first call and lasts W; refused calls do not stretch it', () => {
+    const l = new FixedWindow();
+    const ds = run(l, 2, 1000, [500, 700, 900, 1499, 1500, 1600, 1700]);
+    expect(oks(ds)).toEqual([true, true, false, false, true, true, false]);
+    expect(ds.map((d) => d.ttl)).toEqual([1000, 800, 600, 1, 1000, 900, 800]);
+    expect(ds[1]!.current, 'Remaining is max - current').toBe(2);
+  });
+
+  test('calendar: windows are aligned to the clock, k*W to (k+1)*W', () => {
+    const l = new CalendarWindow();
+    // the first call late in window 10: the budget is whole again at 11000, not a full window later
+    const ds = run(l, 2, 1000, [10_700, 10_800, 10_999, 11_000, 11_001, 11_002]);
+    expect(oks(ds)).toEqual([true, true, false, true, true, false]);
+    expect(ds.map((d) => d.ttl)).toEqual([300, 200, 1, 1000, 999, 998]);
+  });
+
+  test('sliding: an accepted call counts for exactly W after it; refused calls do not count', () => {
+    const l = new SlidingLog();
+    const ds = run(l, 2, 1000, [0, 500, 600, 999, 1000, 1001, 1499, 1500]);
+    expect(oks(ds)).toEqual([true, true, false, false, true, false, false, true]);
+    // refused: the time until the oldest counted call leaves; accepted: until Remaining next goes up
+    expect(ds.map((d) => d.ttl)).toEqual([1000, 500, 400, 1, 500, 499, 1, 500]);
+    expect(ds.map((d) => d.current)).toEqual([1, 2, 3, 3, 2, 3, 3, 2]);
+  });
+
+  test('bucket: starts full, refills one token per W/limit, never above the capacity', () => {
+    const l = new TokenBucket();
+    // 4 per 1000 ms: a token every 250 ms
+    const ds = run(l, 4, 1000, [0, 0, 0, 0, 0, 249, 250, 250, 10_000, 10_000, 10_000, 10_000, 10_000]);
+    expect(oks(ds)).toEqual([true, true, true, true, false, false, true, false, true, true, true, true, false]);
+    expect(ds.slice(0, 4).map((d) => 4 - d.current), 'Remaining counts the whole tokens left').toEqual([3, 2, 1, 0]);
+    expect(ds.map((d) => d.ttl).slice(3, 8)).toEqual([250, 250, 1, 250, 250]);
+  });
+
+  test('rate-limit-no-reset: once refused, refused for the whole block, whatever the kind counts meanwhile', () => {
+    for (const kind of LIMITER_KINDS) {
+      const l = new StaysBlocked(keyLimiter(kind), 10);
+      const ds = run(l, 1, 100, [0, 10, 500, 1009, 1010]);
+      expect(oks(ds), kind).toEqual([true, false, false, false, true]);
+      expect(ds[2]!.ttl, kind).toBe(510);
+    }
+  });
+
+  test('any traffic with at most `limit` calls in every interval of length W is never refused, by any kind', () => {
+    // seeded, so a failure is repeatable
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (const kind of LIMITER_KINDS) {
+      for (let round = 0; round < 200; round++) {
+        const limit = 1 + Math.floor(random() * 6);
+        const windowMs = 50 + Math.floor(random() * 2000);
+        const times: number[] = [];
+        let t = Math.floor(random() * 1e6);
+        for (let i = 0; i < 60; i++) {
+          // bursts and pauses, each call as early as the rule allows or a little later
+          t += random() < 0.5 ? 0 : Math.floor(random() * windowMs);
+          if (i >= limit) t = Math.max(t, times[i - limit]! + windowMs);
+          times.push(t);
+        }
+        const refused = run(keyLimiter(kind), limit, windowMs, times).findIndex((d) => !d.ok);
+        expect(refused, `${kind}, limit ${limit} per ${windowMs} ms: call ${refused} at ${times[refused]} refused (${times.join(',')})`).toBe(-1);
+      }
+    }
+  });
+
+  test('the store keeps one budget per key and takes the defect\'s block from the route options', async () => {
+    let now = 0;
+    const Store = limiterStore('fixed', () => now);
+    const root = new Store({});
+    const take = (store: typeof root, key: string) => new Promise<Decision>((resolve) => store.incr(key, (_e, r) => resolve(r!), 1000, 1));
+    const plain = root.child({} as never);
+    const blocking = root.child({ blockWindows: 3 } as never);
+    expect((await take(plain, 'a')).current).toBe(1);
+    expect((await take(plain, 'a')).current).toBe(2);
+    expect((await take(plain, 'b')).current, 'another key, another budget').toBe(1);
+    await take(blocking, 'a');
+    expect((await take(blocking, 'a')).ttl).toBe(3000);
+    now = 1500;
+    expect((await take(plain, 'a')).current, 'a fixed window is over after W').toBe(1);
+    expect((await take(blocking, 'a')).current, 'the blocking one still refuses').toBe(2);
+  });
+});
+
+/** One call of the operation; its status and rate-limit headers. */
+async function call(c: MockClient, op: OperationId = 'bill-enquiry'): Promise<Answer> {
+  return c.post(op, c.build(op));
+}
+const header = (a: Answer, name: string) => a.headers.get(name);
+
+/**
+ * Calls that must land in one window: with clock-aligned windows, waits for the next window when
+ * fewer than `needMs` of the current one are left (the other kinds start fresh anyway).
+ */
+async function roomInWindow(kind: LimiterKind, windowMs: number, needMs: number): Promise<void> {
+  if (kind !== 'calendar') return;
+  const next = Math.ceil(Date.now() / windowMs) * windowMs;
+  if (next - Date.now() < needMs) await sleep(next - Date.now() + 20);
+}
+
+test.describe('over HTTP', () => {
+  for (const kind of LIMITER_KINDS) {
+    test(`${kind}: in a fresh state \`limit\` calls pass, the next is 429 with Retry-After, and a call passes again after it`, async () => {
+      // 3 per 2 s: a bucket refills a token every 667 ms, far slower than four calls in a row
+      await withMock({ limiter: kind, rateWindowSeconds: 2, rateLimits: { bill: 3, moi: 3 } }, async (c) => {
+        await roomInWindow(kind, 2000, 1000);
+        const first = await call(c);
+        expect(first.status).toBe(200);
+        expect([header(first, 'x-ratelimit-limit'), header(first, 'x-ratelimit-remaining')]).toEqual(['3', '2']);
+        expect(Number(header(first, 'x-ratelimit-reset'))).toBeGreaterThanOrEqual(1);
+        for (let i = 0; i < 2; i++) expect((await call(c)).status).toBe(200);
+        const over = await call(c);
+        expect(over.status).toBe(429);
+        expect(over.body.errorCode).toBe('MW-429');
+        const retryAfter = Number(header(over, 'retry-after'));
+        expect(retryAfter).toBeGreaterThanOrEqual(1);
+        expect(retryAfter).toBeLessThanOrEqual(2);
+        expect(header(over, 'x-ratelimit-remaining')).toBe('0');
+        expect(header(over, 'x-ratelimit-reset')).toBe(String(retryAfter));
+        await sleep(retryAfter * 1000 + 100);
+        expect((await call(c)).status, `after Retry-After ${retryAfter}`).toBe(200);
+      });
+    });
+  }
+
+  test('calendar windows are aligned to the clock; fixed ones start at the first call', async () => {
+    const windowMs = 1000;
+    const outcome = async (limiter: LimiterKind) => withMock({ limiter, rateWindowSeconds: windowMs / 1000, rateLimits: { bill: 2, moi: 2 } }, async (c) => {
+      // start 600 ms into a clock window, end 150 ms into the next one
+      const boundary = Math.ceil((Date.now() + 50) / windowMs) * windowMs;
+      await sleep(boundary + 600 - Date.now());
+      expect([(await call(c)).status, (await call(c)).status, (await call(c)).status]).toEqual([200, 200, 429]);
+      await sleep(Math.max(0, boundary + windowMs + 150 - Date.now()));
+      return (await call(c)).status;
+    });
+    const [calendar, fixed] = await Promise.all([outcome('calendar'), outcome('fixed')]);
+    expect(calendar, 'calendar: a new clock window, a new budget').toBe(200);
+    expect(fixed, 'fixed: still within a window of the first call').toBe(429);
+  });
+
+  test('sliding: each call frees its place exactly one window after it, not all at once', async () => {
+    await withMock({ limiter: 'sliding', rateWindowSeconds: 1.5, rateLimits: { bill: 2, moi: 2 } }, async (c) => {
+      expect((await call(c)).status).toBe(200);
+      // the first call was counted before its answer came: it leaves the window by t0 + 1.5 s
+      const t0 = Date.now();
+      await sleep(700);
+      expect((await call(c)).status).toBe(200);
+      const over = await call(c);
+      expect(over.status).toBe(429);
+      expect(header(over, 'retry-after'), 'the first call leaves the window within a second').toBe('1');
+      await sleep(Math.max(0, t0 + 1500 + 150 - Date.now()));
+      // the first call has left; the second (at ~700 ms) still counts
+      expect((await call(c)).status).toBe(200);
+      expect((await call(c)).status).toBe(429);
+    });
+  });
+
+  test('bucket: one token back every W/limit', async () => {
+    // 4 per 4 s: a token a second
+    await withMock({ limiter: 'bucket', rateWindowSeconds: 4, rateLimits: { bill: 4, moi: 4 } }, async (c) => {
+      const burst = await Promise.all(Array.from({ length: 5 }, () => call(c)));
+      expect(burst.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 429]);
+      const over = burst.find((a) => a.status === 429)!;
+      expect(header(over, 'retry-after')).toBe('1');
+      await sleep(1100);
+      expect((await call(c)).status, 'one token back').toBe(200);
+      expect((await call(c)).status, 'only one').toBe(429);
+    });
+  });
+});
+
+test.describe('the project\'s pacer against every kind', () => {
+  for (const kind of LIMITER_KINDS) {
+    test(`${kind}: paced traffic, several calls at a time on every operation, never gets a 429`, async () => {
+      const windowSeconds = 0.5;
+      const rateLimits = { bill: 8, moi: 4 };
+      // a little latency, so answers arrive at varying times after the call was counted
+      await withMock({ limiter: kind, rateWindowSeconds: windowSeconds, rateLimits, faults: { latency: 5, jitter: 40, seed: 9 } }, async (c) => {
+        const limits = Object.fromEntries(operations.map((o) => [o.id, rateLimits[o.rateGroup]])) as Record<OperationId, number>;
+        const pacer = new LocalPacer({ windowSeconds, limits });
+        const statuses: Record<string, number[]> = {};
+        await Promise.all(operations.map(async (op) => {
+          const mine: number[] = (statuses[op.id] = []);
+          const perWorker = 8;
+          await Promise.all(Array.from({ length: 4 }, async () => {
+            for (let i = 0; i < perWorker; i++) mine.push((await pacer.call(op.id, () => call(c, op.id))).status);
+          }));
+        }));
+        for (const op of operations) {
+          const s = statuses[op.id]!;
+          expect(s.length).toBe(32);
+          expect(s.filter((x) => x === 429), `${kind}: ${op.id} answers ${s.join(',')}`).toEqual([]);
+          // generated payments may fail the business rules; only the rate limit matters here
+          expect(s.every((x) => x === 200 || x === 422), `${op.id}: ${s.join(',')}`).toBe(true);
+        }
+      });
+    });
+  }
+});
+
+test.describe('the rate-limit defects with every kind', () => {
+  for (const kind of LIMITER_KINDS) {
+    test(`${kind}: one-extra, one-short and off bend the budget`, async () => {
+      const defects = ['rate-limit-one-extra', 'rate-limit-one-short', 'rate-limit-off'];
+      await withMock({ limiter: kind, defects, rateWindowSeconds: 4, rateLimits: { bill: 3, moi: 3 } }, async (c) => {
+        await roomInWindow(kind, 4000, 1500);
+        const burst = async (op: OperationId, n: number) => (await Promise.all(Array.from({ length: n }, () => call(c, op)))).filter((a) => a.status === 429).length;
+        expect(await burst('bill-enquiry', 5), 'one-extra: 4 of 5 pass').toBe(1);
+        expect(await burst('bill-payment', 4), 'one-short: 2 of 4 pass').toBe(2);
+        expect(await burst('moi-payment', 8), 'off: all pass').toBe(0);
+        expect(await burst('moi-enquiry', 4), 'untouched: 3 of 4 pass').toBe(1);
+      });
+    });
+
+    test(`${kind}: no-reset keeps the budget refused for ${NO_RESET_WINDOWS} windows`, async () => {
+      const windowMs = 300;
+      await withMock({ limiter: kind, defects: ['rate-limit-no-reset'], rateWindowSeconds: windowMs / 1000, rateLimits: { bill: 2, moi: 2 } }, async (c) => {
+        await roomInWindow(kind, windowMs, 150);
+        const answers = await Promise.all(Array.from({ length: 4 }, () => call(c, 'moi-enquiry')));
+        const refusedAt = Date.now();
+        expect(answers.filter((a) => a.status === 429).length).toBeGreaterThan(0);
+        await sleep(2 * windowMs);
+        expect((await call(c, 'moi-enquiry')).status, 'two windows later, still refused').toBe(429);
+        expect((await call(c, 'bill-enquiry')).status, 'other operations are not touched').toBe(200);
+        await sleep(Math.max(0, refusedAt + (NO_RESET_WINDOWS + 0.5) * windowMs - Date.now()));
+        expect((await call(c, 'moi-enquiry')).status, `after ${NO_RESET_WINDOWS} windows the block ends`).toBe(200);
+      });
+    });
+  }
+});
