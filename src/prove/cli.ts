@@ -27,7 +27,8 @@ const faults = values.faults?.trim() || undefined;
 /** The defect families whose detection must survive a flaky gateway. */
 const FAULT_FAMILIES = ['rate-limit', 'duplicates', 'flows'];
 const concurrency = Math.max(1, Number(values.concurrency) || 3);
-const only = values.only?.split(',').map((s) => s.trim());
+// run names hold ", " (`conformant: sample style, HTTP errors`): only a comma without a space separates names
+const only = values.only?.split(/,(?! )/).map((s) => s.trim());
 
 interface Job { name: string; kind: 'conformant' | 'defect'; env: Record<string, string>; family?: string; faults?: boolean }
 
