@@ -25,3 +25,26 @@ export function valuesAt(json: unknown, tablePath: string, tagPrefix: string, al
   });
   return out;
 }
+
+/**
+ * The shape of an answer: every leaf as `path: type`, array positions written `[]`, sorted and
+ * without duplicates. A target that changes a field's type (still lenient-valid) or adds or drops
+ * a field shows as a change between two runs' packages.
+ */
+export function fieldShape(json: unknown): string[] {
+  const out = new Set<string>();
+  const visit = (node: unknown, path: string) => {
+    if (Array.isArray(node)) {
+      if (!node.length) out.add(`${path}[]: empty array`);
+      for (const x of node) visit(x, `${path}[]`);
+    } else if (node && typeof node === 'object') {
+      const entries = Object.entries(node as Record<string, unknown>);
+      if (!entries.length) out.add(`${path}: empty object`);
+      for (const [k, v] of entries) visit(v, path ? `${path}.${k}` : k);
+    } else {
+      out.add(`${path}: ${node === null ? 'null' : typeof node}`);
+    }
+  };
+  visit(json, '');
+  return [...out].sort();
+}

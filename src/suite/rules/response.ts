@@ -14,7 +14,7 @@ import { defineCase, type CaseContext } from '../case.js';
 import { acceptableRequest, spendPayable, str } from '../prepare.js';
 import { acceptablePayment, sendPayment } from '../payments.js';
 import { viewResponse } from '../outcome.js';
-import { valuesAt } from '../walk.js';
+import { fieldShape, valuesAt } from '../walk.js';
 
 interface Accepted { request: unknown; exchange: Exchange }
 const accepted = new Map<OperationId, Promise<Accepted>>();
@@ -60,6 +60,8 @@ export function registerResponseCases(opId: OperationId): void {
     ...(op.kind === 'payment' ? { payments: { debits: 1, subjects: 1 } } : {}),
     expectation: `an accepted answer that meets the ${sec} response schema (lenient profile); strict-profile deviations are warnings` }, async (c) => {
     const { exchange } = await acceptedExchange(c);
+    // every field and its JSON type: what a comparison of two runs reads (still lenient-valid changes too)
+    c.observe('response fields', fieldShape(exchange.json));
     const lenient = validateResponse(opId, exchange.json, 'lenient', c.tagPrefix);
     for (const f of lenient.findings) c.violated(`${f.pointer}: expected ${f.expected}, found ${f.found}`);
     if (!lenient.valid) return;
