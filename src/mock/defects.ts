@@ -63,6 +63,7 @@ const CATALOGUE = [
   { name: 'message-type-wrong', family: 'message-type', ops: ['moi-payment'], description: 'MessageType is answered as SADADTRN instead of SADADMOI' },
   { name: 'reference-not-echoed', family: 'echo', ops: ['bill-enquiry'], description: 'the item carries a new TransactionReferenceNumber instead of the request\'s' },
   { name: 'sequence-not-echoed', family: 'echo', ops: ['moi-payment'], description: 'SequenceNum is a server-generated value instead of the request\'s SequenceNumber' },
+  { name: 'enquiry-success-failing', family: 'response-schema', ops: ['bill-enquiry', 'moi-enquiry'], description: 'every successful enquiry entry is flagged with a failing StatusCode (the item Status still says success): nothing built on an enquiry can go on' },
   { name: 'list-as-object', family: 'lists', ops: ['bill-payment'], description: 'a single-entry TransactionData is answered as an object instead of an array' },
   // authentication (auth.ts)
   { name: 'company-id-unchecked', family: 'headers', ops: ['moi-enquiry'], description: 'a missing or unknown CompanyId is accepted (the call is attributed to the configured company)' },

@@ -145,6 +145,8 @@ function item(op: Operation, result: ItemResult, ctx: RenderContext): Fields {
     entries[1]!.SequenceNumber = entries[1]!.SequenceNumber === first ? `${first}0` : first;
   }
   if (ctx.defects.on('entries-reversed', op.id)) entries.reverse();
+  // a status mapping gone wrong: success reads as failure, whatever the entry's detail says
+  if (ctx.defects.on('enquiry-success-failing', op.id)) for (const e of entries) if (e.StatusCode === true) e.StatusCode = false;
   const head: Fields = {
     BankCode: echo(req.BankCode),
     CompanyCode: echo(req.CompanyCode),

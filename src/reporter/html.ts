@@ -16,6 +16,7 @@ export const VERDICT_INFO: Record<Verdict, { symbol: string; meaning: string }> 
   PASS: { symbol: '✔', meaning: 'the target did what the rule asks' },
   FAIL: { symbol: '✖', meaning: 'the target breaks a rule the API document states (MUST)' },
   ERROR: { symbol: '⚠\uFE0E', meaning: 'the suite, the network or the configuration broke, so the rule could not be checked' },
+  INCONCLUSIVE: { symbol: '?', meaning: 'a step the target should have accepted was refused, so the case could not decide its rule; the case that tests that step directly is named' },
   NOT_RUN: { symbol: '◌', meaning: 'the run ended before this case finished (interrupted, stopped or crashed); `npm run certify -- --resume` runs it' },
   SKIPPED: { symbol: '↷', meaning: 'a precondition was missing (the reason is given)' },
   NOT_APPLICABLE: { symbol: '∅', meaning: 'the target profile says it lacks the feature (e.g. payments disabled)' },
@@ -98,6 +99,8 @@ function observationList(o: Record<string, unknown> | null): string {
 function caseBody(c: CaseReport, r: CertificationReport): string {
   const notes = c.notes.length
     ? `<ul class="notes">${c.notes.map((n) => `<li>${badge(n.verdict, 'small')} ${text(clip(n.text, 3000))}</li>`).join('')}</ul>` : '';
+  const attempts = c.attempts.length > 1
+    ? `<p class="attempts small">Attempts: ${c.attempts.map((a) => `${badge(a.verdict, 'small')} <span class="muted">run <code>${text(a.runId)}</code>, ${text(utc(a.at))}</span>`).join(' → ')}</p>` : '';
   const waiver = c.waiver
     ? `<p class="waiver">Baseline accepts ${badge(c.waiver.verdict, 'small')}: ${text(c.waiver.comment)} <em>(${c.waiver.status === 'used' ? 'waiver used' : 'waiver no longer needed'})</em></p>` : '';
   const exchanges = c.exchanges ?? [];
@@ -111,7 +114,7 @@ function caseBody(c: CaseReport, r: CertificationReport): string {
     `<td class="idcell"><code class="cid">${text(c.id)}</code><div class="muted small">${text(operationTitle(c.operation))} · ${text(familyTitle(c.family))}</div></td>` +
     `<td><span class="lvl lvl-${text(c.level)}">${text(c.level)}</span></td>` +
     `<td class="nowrap">${sectionRefs(c.sections, r.specSections)}</td>` +
-    `<td>${text(c.expectation)}${notes}${waiver}</td>` +
+    `<td>${text(c.expectation)}${notes}${attempts}${waiver}</td>` +
     `<td>${observationList(c.observation)}</td></tr>${evidence}</tbody>`;
 }
 
@@ -131,7 +134,7 @@ function matrixSection(r: CertificationReport): string {
     return `<tr${present ? '' : ' class="empty-row"'}><th scope="row">${text(f.title)}<div class="muted small">${text(f.id)}</div></th>${tds}</tr>`;
   }).join('');
   return `<section id="matrix"><h2>Operation × rule family</h2>` +
-    `<p class="hint">Each cell shows the strongest verdict among its cases (FAIL before ERROR, SKIPPED, WARN, OBSERVED, PASS; NOT APPLICABLE only when no case of the cell applies) and how many cases gave each verdict. <span class="js-only">Click a cell to list its cases.</span></p>` +
+    `<p class="hint">Each cell shows the strongest verdict among its cases (FAIL before ERROR, NOT RUN, SKIPPED, WARN, OBSERVED, PASS; NOT APPLICABLE only when no case of the cell applies) and how many cases gave each verdict. <span class="js-only">Click a cell to list its cases.</span></p>` +
     `<div class="scroll"><table class="matrix"><thead>${head}</thead><tbody>${rows}</tbody></table></div></section>`;
 }
 
@@ -147,7 +150,7 @@ function countsSection(r: CertificationReport): string {
   const legend = `<details class="legend" open><summary>How to read the verdicts and levels</summary><table class="legend-t"><tbody>` +
     VERDICT_ORDER.map((v) => `<tr><td>${badge(v)}</td><td>${text(VERDICT_INFO[v].meaning)}</td></tr>`).join('') +
     LEVELS.map(([l, m]) => `<tr><td><span class="lvl lvl-${l}">${l}</span></td><td>${text(m)}</td></tr>`).join('') +
-    `</tbody></table><p>A run certifies only with no FAIL and no ERROR (other than deviations a baseline file accepts), over the full set of cases. ` +
+    `</tbody></table><p>A run certifies only with no FAIL and no ERROR (other than deviations a baseline file accepts) and no NOT RUN, over the full set of cases of the full profile; runs merged by a resume certify as one. ` +
     `A rejection is an HTTP 4xx, or an HTTP 2xx whose item carries a non-success Status/StatusCode.</p></details>`;
   return `<section id="summary"><h2>Summary</h2><div class="two"><div><div class="tiles">${tiles}</div>${legend}</div>${fingerprintSection(r)}</div>` +
     `<h3>By operation</h3><div class="scroll">${opTable}</div></section>`;
@@ -167,8 +170,10 @@ function fingerprintSection(r: CertificationReport): string {
     ['Target', `<code>${text(f.target.url ?? 'unknown')}</code>`],
     ['Target profile', text(f.target.profile ?? 'unknown')],
     ['Limits', f.limits ? text(`bill operations ${f.limits.bill}, MOI operations ${f.limits.moi} calls per ${f.limits.windowSeconds} s`) : 'unknown'],
-    ['Seed', f.seed ? `<code>${text(f.seed)}</code> <span class="muted">(replay the data with SADAD_SEED=${text(f.seed)})</span>` : 'unknown'],
+    ['Seed', seedText(r)],
     ['Selection', sel ? text(sel) : 'all cases'],
+    ['Case profile', f.profile === 'smoke' ? 'smoke (SADAD_PROFILE=smoke): a subset of the cases; a smoke run never certifies' : text(`${f.profile} (every case)`)],
+    ['Runs', runsText(r)],
     ['Baseline', text(f.baselineFile ?? 'none')],
     ['Started', text(utc(f.startedAt))],
     ['Finished', text(utc(f.finishedAt))],
@@ -177,6 +182,37 @@ function fingerprintSection(r: CertificationReport): string {
     ['Runner', text(`Playwright ${f.playwright.version} (run status ${f.playwright.status}), Node ${f.node}`)],
   ];
   return `<div id="fingerprint"><h3 class="fp-h">Run fingerprint</h3><dl class="fp">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl></div>`;
+}
+
+function seedText(r: CertificationReport): string {
+  const seeds = [...new Set(r.runs.map((x) => x.seed).filter((x): x is string => !!x))];
+  if (seeds.length > 1) return `${r.runs.map((x) => `run <code>${text(x.runId)}</code>: <code>${text(x.seed ?? 'unknown')}</code>`).join('; ')} <span class="muted">(each case was seeded by the seed of the run that gave its verdict)</span>`;
+  const seed = r.fingerprint.seed;
+  return seed ? `<code>${text(seed)}</code> <span class="muted">(replay the data with SADAD_SEED=${text(seed)})</span>` : 'unknown';
+}
+
+function runsText(r: CertificationReport): string {
+  return `<ol class="runs">${r.runs.map((x) => `<li><code>${text(x.runId)}</code>: ${text(utc(x.startedAt))} to ${text(utc(x.finishedAt))}, ` +
+    `${x.finished} of ${x.cases} planned case${x.cases === 1 ? '' : 's'} finished <span class="muted">(${text(x.status)})</span></li>`).join('')}</ol>`;
+}
+
+function availabilitySection(r: CertificationReport): string {
+  const a = r.observations.availability;
+  const ops = Object.keys(a.byOperation);
+  const head = `<p><strong>${text(a.summary)}</strong>.</p>`;
+  if (!a.faults) {
+    return `${head}<p class="hint">No gateway error (502, 503, 504), no 429 outside the rate-limit cases, no connection reset or refused, no timeout and no refused token met any case${r.runs.length > 1 ? ' in any of the runs' : ''}.</p>`;
+  }
+  const kinds = [...new Set(ops.flatMap((op) => Object.keys(a.byOperation[op]!.byKind)))].sort();
+  const rows = ops.map((op) => {
+    const o = a.byOperation[op]!;
+    return `<tr><th scope="row">${text(operationTitle(op))}<div class="muted small">${text(op)}</div></th><td>${o.calls ?? '—'}</td>` +
+      kinds.map((k) => { const x = o.byKind[k]; return x ? `<td>${x.faults} <span class="muted small">(${x.recovered} recovered)</span></td>` : '<td class="zero">·</td>'; }).join('') +
+      `<td><strong>${o.faults}</strong> <span class="muted small">(${o.recovered} recovered)</span></td></tr>`;
+  }).join('');
+  const list = a.cases.slice(0, 30).map((f) => `<li>${caseLink(f.case)}: ${text(f.kind)} on ${text(f.op)}, ${f.recovered ? 'recovered (the case went on)' : '<strong>not recovered</strong>'}</li>`).join('');
+  return `${head}<div class="scroll"><table class="byop avail"><thead><tr><th scope="col">Operation</th><th scope="col">Calls</th>${kinds.map((k) => `<th scope="col">${text(k)}</th>`).join('')}<th scope="col">Faults</th></tr></thead><tbody>${rows}</tbody></table></div>` +
+    `<details><summary>Each fault and its case (${a.cases.length})</summary><ul class="kv">${list}${a.cases.length > 30 ? `<li class="muted">… ${a.cases.length - 30} more in certification.json</li>` : ''}</ul></details>`;
 }
 
 function observationsSection(r: CertificationReport): string {
@@ -218,7 +254,9 @@ function observationsSection(r: CertificationReport): string {
       (o.errorBodyShapes.length > 6 ? `<p class="muted">… and ${o.errorBodyShapes.length - 6} rarer shapes (certification.json lists all).</p>` : '')
     : '<p class="muted">No HTTP 4xx answer was recorded in this run.</p>';
   return `<section id="observations"><h2>Unstated behaviour</h2><p class="hint">What the target does where the API document is silent. None of this fails the run; integrators and the bank should know it.</p>${table}` +
-    `<h3>Error body shape</h3><p class="hint">The top-level keys of the HTTP 4xx response bodies, grouped by shape, most frequent first.</p>${shapes}</section>`;
+    `<h3>Error body shape</h3><p class="hint">The top-level keys of the HTTP 4xx response bodies, grouped by shape, most frequent first.</p>${shapes}` +
+    `<h3 id="availability">Availability</h3><p class="hint">Transient faults the cases met: gateway errors, a 429 outside the rate-limit cases, connections reset or refused, timeouts, a refused token. ` +
+    `The suite retries where repeating cannot change the target's state; a fault it could not get past makes the case ERROR. Per operation and kind, against the calls sent.</p>${availabilitySection(r)}</section>`;
 }
 
 function waiversSection(r: CertificationReport): string {
@@ -278,13 +316,21 @@ function banner(r: CertificationReport): string {
   const problems = r.cases.filter((c) => o.unexpected.includes(c.id));
   const list = problems.length
     ? `<p class="plist">Cases that fail the run: ${problems.slice(0, 15).map((c) => `${badge(c.verdict, 'small')} ${caseLink(c.id)}`).join(', ')}${problems.length > 15 ? `, and ${problems.length - 15} more (filter the cases below)` : ''}</p>` : '';
+  const notRun = o.notRun.length
+    ? `<p class="plist">Cases that did not finish (run them with <code>npm run certify -- --resume</code>): ${o.notRun.slice(0, 15).map((id) => `${badge('NOT_RUN', 'small')} ${caseLink(id)}`).join(', ')}${o.notRun.length > 15 ? `, and ${o.notRun.length - 15} more` : ''}</p>` : '';
+  const merged = r.runs.length > 1
+    ? `<p class="plist merged">Merged from ${r.runs.length} runs: ${r.runs.map((x) => `<code>${text(x.runId)}</code> (${text(utc(x.startedAt))} to ${text(utc(x.finishedAt))}, ${x.finished} of ${x.cases} case${x.cases === 1 ? '' : 's'})`).join(', ')}. Each case shows the verdict of its latest attempt that reached one.</p>` +
+      (r.changed.length
+        ? `<p class="plist changed">Verdicts that changed between attempts: ${r.changed.slice(0, 15).map((c) => `${caseLink(c.case)} ${c.verdicts.map((v) => badge(v, 'small')).join(' → ')}`).join(', ')}${r.changed.length > 15 ? `, and ${r.changed.length - 15} more (the cases' attempts below; <code>changed</code> in certification.json)` : ''}</p>`
+        : '<p class="plist changed">No verdict changed between attempts.</p>')
+    : '';
   return `<header class="banner ${o.certifies ? 'yes' : 'no'}"><div class="wrap">` +
     `<p class="kicker">Bill and MOI fee payment API · conformance certification report</p>` +
     `<h1><span class="mark" aria-hidden="true">${o.certifies ? '✔' : '✖'}</span> ${headline(r)}</h1>` +
     `<p class="summary">${text(countLine(r))}</p>` +
-    (o.reasons.length ? `<ul class="reasons">${o.reasons.map((x) => `<li>${text(x)}</li>`).join('')}</ul>` : '') + list +
+    (o.reasons.length ? `<ul class="reasons">${o.reasons.map((x) => `<li>${text(x)}</li>`).join('')}</ul>` : '') + list + notRun + merged +
     `<p class="target">Target <code>${text(f.target.url ?? 'unknown')}</code> · ${text(f.target.profile ?? '')}<br>` +
-    `Run of ${text(utc(f.startedAt))}, ${text(formatDuration(f.durationMs / 1000))}, ${r.counts.cases} cases · suite ${text(f.suite.version)}${f.suite.commit ? ` at ${text(f.suite.commit.slice(0, 12))}` : ''}</p>` +
+    `${r.runs.length > 1 ? `${r.runs.length} runs from` : 'Run of'} ${text(utc(f.startedAt))}, ${text(formatDuration(f.durationMs / 1000))}, ${r.counts.cases} cases${f.profile === 'smoke' ? ' · <strong>smoke profile</strong>' : ''} · suite ${text(f.suite.version)}${f.suite.commit ? ` at ${text(f.suite.commit.slice(0, 12))}` : ''}</p>` +
     `</div></header>`;
 }
 
@@ -329,7 +375,8 @@ const CSS = `
 --PASS-bg:#e3f4e8;--PASS-fg:#145c2b;--PASS-bd:#8fcca3;--FAIL-bg:#fde6e8;--FAIL-fg:#a0101c;--FAIL-bd:#f0a0a8;
 --ERROR-bg:#f1e6fb;--ERROR-fg:#62209c;--ERROR-bd:#c9a4ec;--WARN-bg:#fff2d1;--WARN-fg:#7a4a00;--WARN-bd:#e9c36a;
 --OBSERVED-bg:#e3eefb;--OBSERVED-fg:#0c4a8c;--OBSERVED-bd:#9cc0ea;--SKIPPED-bg:#ececec;--SKIPPED-fg:#4a4a4a;--SKIPPED-bd:#c4c4c4;
---NOT_APPLICABLE-bg:#f6f6f6;--NOT_APPLICABLE-fg:#5a5a5a;--NOT_APPLICABLE-bd:#cfcfcf}
+--NOT_APPLICABLE-bg:#f6f6f6;--NOT_APPLICABLE-fg:#5a5a5a;--NOT_APPLICABLE-bd:#cfcfcf;
+--NOT_RUN-bg:#fbe3d3;--NOT_RUN-fg:#8a3300;--NOT_RUN-bd:#e8a07a}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Liberation Sans",Arial,sans-serif;color:var(--fg);background:var(--bg)}
@@ -360,6 +407,7 @@ h3{font-size:1.05em;margin:1.3em 0 .4em}
 .v.small{font-size:.72em;padding:0 .45em}
 ${VERDICT_ORDER.map((v) => `.v-${v}{background:var(--${v}-bg);color:var(--${v}-fg);border-color:var(--${v}-bd)}`).join('\n')}
 .v-NOT_APPLICABLE{border-style:dashed}
+.v-NOT_RUN{border-style:dotted;border-width:2px}
 .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(118px,1fr));gap:10px}
 .tile{display:flex;flex-direction:column;align-items:flex-start;padding:10px 12px;border:1px solid;border-radius:10px;cursor:pointer;font:inherit;text-align:left}
 .tile .n{font-size:1.9em;font-weight:800;line-height:1.1}
@@ -424,6 +472,8 @@ section,tbody.case,#fingerprint{scroll-margin-top:48px}
 .sec{display:inline-block;font-size:.82em;background:var(--soft);border:1px solid var(--line);border-radius:4px;padding:0 .3em;margin:0 2px 2px 0;cursor:help}
 .notes{margin:6px 0 0;padding-left:0;list-style:none}
 .notes li{margin:3px 0;font-size:.92em;overflow-wrap:anywhere}
+.attempts{margin:6px 0 0}
+.runs{margin:0;padding-left:1.2em}
 .waiver{margin:6px 0 0;font-size:.9em;background:var(--soft);border-left:3px solid var(--muted);padding:3px 8px}
 .obs{margin:0;padding-left:1.1em;font-size:.88em;overflow-wrap:anywhere}
 .obs .ok{font-weight:600}
@@ -478,7 +528,7 @@ const SCRIPT = `
   var rows=$$('tbody.case');
   var boxes=$$('input[name=verdict]');
   var op=$('#f-op'),fam=$('#f-family'),q=$('#f-q');
-  var PROBLEMS=['FAIL','ERROR','WARN','SKIPPED'];
+  var PROBLEMS=['FAIL','ERROR','NOT_RUN','WARN','SKIPPED'];
   function pattern(s){
     s=s.trim().toLowerCase(); if(!s) return null;
     var esc=s.replace(/[.+?^$()|[\\]{}\\\\]/g,'\\\\$&').replace(/\\*/g,'.*');

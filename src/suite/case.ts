@@ -4,9 +4,10 @@
  * verdict; FAIL and ERROR fail the test (and the run), everything else passes or skips it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
-import { reportsDir } from '../paths.js';
+import { ROOT, reportsDir } from '../paths.js';
+import { writeFileAtomic } from '../reporter/atomic.js';
 import { operation, type OperationId } from '../contract/catalogue.js';
 import type { Exchange } from '../client/exchange.js';
 import { summarize } from '../client/exchange.js';
@@ -21,6 +22,14 @@ import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from 
 import { exhausted, retryDelayMs, sleep, transientKind, type Fault, type FaultKind } from './transient.js';
 
 /** How a call may be repeated after a transient fault. */
+export interface Note { verdict: Verdict; text: string; cause?: string; testedBy?: string }
+
+/** How a refusal looked, without the values that differ from case to case (for cause signatures). */
+export function answerShape(o: Outcome): string {
+  if (o.kind === 'rejected' && o.form === 'in-band') return `HTTP ${o.status} with a failing in-band status`;
+  return o.detail.replace(/\d{4,}/g, '#');
+}
+
 export type RetryPolicy =
   /** Sent again up to SADAD_RETRIES times: an enquiry, or a request the case expects the target to refuse. */
   | 'safe'
@@ -65,7 +74,12 @@ class CaseStop extends Error {}
 
 export class CaseContext {
   readonly verdicts: Verdict[] = [];
-  readonly notes: { verdict: Verdict; text: string }[] = [];
+  /**
+   * Why the case is not PASS; `cause` is the signature cases with the same root cause share (what
+   * was violated, where, how the target answered), `testedBy` the case that tests a failed
+   * precondition directly.
+   */
+  readonly notes: Note[] = [];
   readonly observations: Record<string, unknown> = {};
   readonly exchanges: Exchange[] = [];
   /** Transient faults met on the way (the package's availability observation). */
@@ -191,13 +205,13 @@ export class CaseContext {
     return classify(op, ex, this.tagPrefix);
   }
 
-  private note(verdict: Verdict, text: string) {
+  private note(verdict: Verdict, text: string, cause?: string, testedBy?: string) {
     this.verdicts.push(verdict);
-    this.notes.push({ verdict, text: maskText(text) });
+    this.notes.push({ verdict, text: maskText(text), ...(cause ? { cause: maskText(cause) } : {}), ...(testedBy ? { testedBy } : {}) });
   }
 
-  /** The rule is violated: FAIL, WARN or OBSERVED according to the case's level. */
-  violated(text: string) { this.note(VIOLATION[this.def.level], text); }
+  /** The rule is violated: FAIL, WARN or OBSERVED according to the case's level; `cause` groups it with others of the same root cause. */
+  violated(text: string, cause?: string) { this.note(VIOLATION[this.def.level], text, cause); }
   /** A violation of a SHOULD-level aspect inside a stricter case (e.g. 429 expected, another 4xx seen). */
   warn(text: string) { this.note('WARN', text); }
   /** Something the spec leaves open, recorded as it is. */
@@ -209,10 +223,16 @@ export class CaseContext {
   skip(reason: string): never { this.skipReason = reason; this.note('SKIPPED', reason); throw new CaseStop(reason); }
   notApplicable(reason: string): never { this.skipReason = reason; this.note('NOT_APPLICABLE', reason); throw new CaseStop(reason); }
   /** Ends the case on a violation that makes the rest meaningless. */
-  stop(text: string): never { this.violated(text); throw new CaseStop(text); }
+  stop(text: string, cause?: string): never { this.violated(text, cause); throw new CaseStop(text); }
+  /** A step the case needs was refused: the case cannot decide its own rule. Ends the case. */
+  inconclusive(text: string, cause: string, testedBy: string): never { this.note('INCONCLUSIVE', text, cause, testedBy); throw new CaseStop(text); }
 
-  /** The answer a well-formed request must get; anything that keeps the case from testing its rule is an ERROR. */
-  requireAccepted(ex: Exchange, what: string, op: OperationId = this.def.op): Outcome {
+  /**
+   * The answer a well-formed request must get. Refused: a FAIL when accepting it is the case's own
+   * rule; with `precondition` (the case that tests the step directly), the case is INCONCLUSIVE.
+   * A transient fault, a 429 or refused credentials are an ERROR: not the target's rules.
+   */
+  requireAccepted(ex: Exchange, what: string, op: OperationId = this.def.op, precondition?: { testedBy: string }): Outcome {
     const o = this.classify(ex, op);
     if (o.kind === 'accepted') return o;
     const kind = transientKind(ex);
@@ -220,7 +240,9 @@ export class CaseContext {
     if (o.status === 429) this.error(`${what}: the target answered 429 (rate limited); the pacer's limits do not match the target's`);
     if (o.status === 401 || o.status === 403) this.error(`${what}: credentials rejected (${summarize(ex)}); check SADAD_ACCESS_TOKEN, SADAD_COMPANY_ID and the signer`);
     if (o.kind === 'no-answer') this.error(`${what}: ${o.detail}`);
-    return this.stop(`${what} was not accepted: ${summarize(ex)}`);
+    const cause = `${operation(op).title} not accepted: ${answerShape(o)}`;
+    if (precondition) return this.inconclusive(`precondition not met: ${what} was not accepted (${summarize(ex)}); ${precondition.testedBy} tests that step directly`, `precondition: ${cause}`, precondition.testedBy);
+    return this.stop(`${what} was not accepted: ${summarize(ex)}`, cause);
   }
 
   get verdict(): Verdict { return strongest(this.verdicts); }
@@ -291,28 +313,44 @@ export function asTest([def, body]: CaseSpec): Parameters<typeof test> {
 let baseline: Waiver[] | undefined;
 const waivers = () => (baseline ??= loadBaseline());
 
-/** reports/evidence/<case id>.json: every exchange of the case, masked, with its verdict. */
-function writeEvidence(c: CaseContext, verdict: Verdict): void {
-  const dir = join(reportsDir(), 'evidence');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${c.def.id}.json`), JSON.stringify({
-    id: c.def.id, verdict, level: c.def.level, family: c.def.family, op: c.def.op, sections: c.def.sections, expectation: c.def.expectation,
+/**
+ * reports/evidence/<case id>.json, written the moment the case ends (atomically: a kill never leaves
+ * half a file): its verdict, notes, observations, faults and masked exchanges, and everything the
+ * certification package needs of it, so a run that never gets to write its package can still be
+ * reported (`npm run certify -- --report`) and resumed (src/reporter/journal.ts, EvidenceRecord).
+ */
+function writeEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, testStatus: string): void {
+  const finished = Date.now();
+  // Playwright keeps the test's start only privately; the first exchange is the next best thing
+  const started = (testInfo as unknown as { _startWallTime?: number })._startWallTime ?? (Date.parse(c.exchanges[0]?.startedAt ?? '') || finished);
+  writeFileAtomic(join(reportsDir(), 'evidence', `${c.def.id}.json`), JSON.stringify({
+    id: c.def.id, runId: process.env.SADAD_RUN_ID, writtenBy: 'case', title: maskText(testInfo.title), file: relative(ROOT, testInfo.file).split('\\').join('/'),
+    verdict, testStatus, level: c.def.level, family: c.def.family, op: c.def.op, sections: c.def.sections, expectation: c.def.expectation,
+    calls: c.def.calls ?? { [c.def.op]: 1 },
+    startedAt: new Date(started).toISOString(), finishedAt: new Date(finished).toISOString(), durationMs: Math.max(0, finished - started),
     notes: c.notes, observations: c.observations, transient: c.faults,
+    annotations: testInfo.annotations.map((a) => ({ type: a.type, ...(a.description === undefined ? {} : { description: maskText(a.description) }) })),
     exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs })),
   }, null, 2));
 }
 
 function finish(c: CaseContext, testInfo: TestInfo): void {
   const verdict = c.verdict;
-  writeEvidence(c, verdict);
   testInfo.annotations.push({ type: 'verdict', description: verdict });
   for (const n of c.notes) if (n.verdict !== 'PASS') testInfo.annotations.push({ type: n.verdict.toLowerCase(), description: n.text });
   if (Object.keys(c.observations).length) testInfo.annotations.push({ type: 'observation', description: maskText(JSON.stringify(c.observations)) });
   if (c.faults.length) testInfo.annotations.push({ type: 'transient', description: JSON.stringify(c.faults) });
+  const causes = c.notes.filter((n) => n.cause).map((n) => ({ verdict: n.verdict, cause: n.cause, ...(n.testedBy ? { testedBy: n.testedBy } : {}) }));
+  if (causes.length) testInfo.annotations.push({ type: 'causes', description: JSON.stringify(causes) });
   const waiver = waivers().find((w) => w.case === c.def.id);
   if (waiver) testInfo.annotations.push({ type: waiver.verdict === verdict ? 'waiver-used' : 'waiver-not-needed', description: `${waiver.verdict}: ${waiver.comment}` });
-  if (verdict === 'SKIPPED' || verdict === 'NOT_APPLICABLE') test.skip(true, `${verdict}: ${c.skipReason}`);
-  if ((verdict === 'FAIL' || verdict === 'ERROR') && waiver?.verdict !== verdict) {
+  const skipped = verdict === 'SKIPPED' || verdict === 'NOT_APPLICABLE';
+  // INCONCLUSIVE blocks certification like ERROR: the run fails on it too
+  const failed = (verdict === 'FAIL' || verdict === 'ERROR' || verdict === 'INCONCLUSIVE') && waiver?.verdict !== verdict;
+  // after the annotations, so the evidence holds them all
+  writeEvidence(c, testInfo, verdict, skipped ? 'skipped' : failed ? 'failed' : 'passed');
+  if (skipped) test.skip(true, `${verdict}: ${c.skipReason}`);
+  if (failed) {
     const lines = c.notes.filter((n) => n.verdict === verdict).map((n) => `- ${n.text}`);
     throw new Error(`${verdict} ${c.def.id}: expected ${c.def.expectation}\n${lines.join('\n')}`);
   }

@@ -66,10 +66,10 @@ const money = (c: number[]) => c.map((n) => (n / 100).toFixed(2)).join(', ');
  * SADAD_RETRIES, and with a violation when an enquiry shows the payment took effect more than
  * once or in part.
  */
-export async function payAccepted(c: CaseContext, body: RequestBody, effect: PaymentEffect, label: string, what = `the ${label}`): Promise<Payment> {
+export async function payAccepted(c: CaseContext, body: RequestBody, effect: PaymentEffect, label: string, what = `the ${label}`, precondition?: { testedBy: string }): Promise<Payment> {
   const paid = await sendPayment(c, body, effect, label);
   if (paid.answerLost) return paid;
-  return { ...paid, outcome: c.requireAccepted(paid.ex, what, effect.op) };
+  return { ...paid, outcome: c.requireAccepted(paid.ex, what, effect.op, precondition) };
 }
 
 /**

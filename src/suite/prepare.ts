@@ -28,7 +28,7 @@ export async function enquireBills(c: CaseContext, subjects: BillSubject[], labe
     entries: subjects.map((s) => ({ BillerId: s.BillerId, BillCategory: s.BillCategory, SubscriberNumber: s.SubscriberNumber, AccountNumber: s.AccountNumber })),
   });
   const ex = await c.send({ op: 'bill-enquiry', body, label });
-  c.requireAccepted(ex, label, 'bill-enquiry');
+  c.requireAccepted(ex, label, 'bill-enquiry', { testedBy: 'bill-enquiry.res.schema' });
   const entries = viewResponse('bill-enquiry', ex.json, c.tagPrefix).entries;
   return subjects.map((subject, i) => {
     const entry = entries[i];
@@ -43,7 +43,7 @@ export async function enquireFees(c: CaseContext, subjects: MoiSubject[], label 
     entries: subjects.map((s) => ({ POINum: s.POINum, POIType: s.POIType, AccountNumber: s.AccountNumber, BillerID: s.BillerID, BillCategory: s.BillCategory, ServiceCode: s.ServiceCode, BranchCode: s.BranchCode, RequestType: s.RequestType, ID: s.ID, Duration: s.Duration })),
   });
   const ex = await c.send({ op: 'moi-enquiry', body, label });
-  c.requireAccepted(ex, label, 'moi-enquiry');
+  c.requireAccepted(ex, label, 'moi-enquiry', { testedBy: 'moi-enquiry.res.schema' });
   const entries = viewResponse('moi-enquiry', ex.json, c.tagPrefix).entries;
   return subjects.map((subject, i) => {
     const entry = entries[i];

@@ -1,13 +1,17 @@
 /** Levels, verdicts and rule families (design.md §4). */
 export type Level = 'MUST' | 'SHOULD' | 'OBSERVE';
 /**
+ * INCONCLUSIVE (the ISO/IEC 9646 and TTCN-3 verdict): the case could not reach its own check,
+ * because a step the target should have accepted (the enquiry a payment is built on, the accepted
+ * request a rule reads) was refused; the case that tests that step directly FAILs on its own.
+ *
  * NOT_RUN: the case never reached a verdict because the run ended early (interrupt, SIGTERM, a
  * worker or runner that died): the suite's doing, never the target's, and what `--resume` reruns.
  */
-export type Verdict = 'PASS' | 'FAIL' | 'ERROR' | 'NOT_RUN' | 'SKIPPED' | 'NOT_APPLICABLE' | 'WARN' | 'OBSERVED';
+export type Verdict = 'PASS' | 'FAIL' | 'ERROR' | 'INCONCLUSIVE' | 'NOT_RUN' | 'SKIPPED' | 'NOT_APPLICABLE' | 'WARN' | 'OBSERVED';
 
 /** Precedence within a case, strongest first. NOT_APPLICABLE ranks with SKIPPED: the case did not run. */
-export const VERDICT_ORDER: Verdict[] = ['FAIL', 'ERROR', 'NOT_RUN', 'SKIPPED', 'NOT_APPLICABLE', 'WARN', 'OBSERVED', 'PASS'];
+export const VERDICT_ORDER: Verdict[] = ['FAIL', 'ERROR', 'INCONCLUSIVE', 'NOT_RUN', 'SKIPPED', 'NOT_APPLICABLE', 'WARN', 'OBSERVED', 'PASS'];
 export const strongest = (vs: Verdict[]): Verdict => VERDICT_ORDER.find((v) => vs.includes(v)) ?? 'PASS';
 
 /** What violating a rule of this level yields. */

@@ -338,6 +338,18 @@ const PROBES: Record<DefectName, Probe> = {
       expect(c.entries('bill-payment', billed.answer)[0]!.SequenceNum, 'bill payment echoes').toBe(seqOf('bill-payment', billed.body));
     },
   },
+  'enquiry-success-failing': {
+    shows: async (c) => {
+      const billAnswer = await c.post('bill-enquiry', c.build('bill-enquiry'));
+      expect(billAnswer.status).toBe(200);
+      expect(c.entries('bill-enquiry', billAnswer)[0]!.StatusCode, 'a found bill reads as failed').not.toBe('OK');
+      expect(c.entries('bill-enquiry', billAnswer)[0]!.AmountDue).toEqual(expect.any(Number));
+      const feeAnswer = await c.post('moi-enquiry', c.build('moi-enquiry'));
+      expect(c.entries('moi-enquiry', feeAnswer)[0]!.StatusCode).not.toBe('OK');
+      const paid = await paidFee(c);
+      expect(c.entries('moi-payment', paid.answer)[0]!.StatusCode, 'payments are untouched').toBe('OK');
+    },
+  },
   'list-as-object': {
     shows: async (c) => {
       const { body, answer } = await paidBill(c);

@@ -43,7 +43,7 @@ export function registerDuplicateCases(): void {
     const part = Math.max(0.01, Math.floor(bill!.due * 100 / 4) / 100);
     const payment = billPayment(c.gen, [bill!], () => part);
     const effect = onBills(c, [bill!], () => part);
-    await payAccepted(c, payment, effect, 'original payment');
+    await payAccepted(c, payment, effect, 'original payment', undefined, { testedBy: 'bill-payment.res.schema' });
     const replay = duplicateAnswer(c, await c.send({ body: withSequence('bill-payment', payment, seqOf('bill-payment', payment, c.tagPrefix), c.tagPrefix), label: 'replay, same SequenceNumber', expect: 'rejection' }), 'replay');
     await payAccepted(c, freshIds('bill-payment', payment, c.tagPrefix), afterPaying(effect, [cents(bill!.due) - cents(part)]), 'control, new SequenceNumber', 'the control payment (same payment, new SequenceNumber)');
     const [after] = await enquireBills(c, [bill!.subject], 'bill enquiry after the payments');
@@ -62,7 +62,7 @@ export function registerDuplicateCases(): void {
       ? (await enquireBills(c, await c.bills(2))).map((b) => ({ pay: billPayment(c.gen, [b]), effect: onBills(c, [b]), due: b.due, again: async () => (await enquireBills(c, [b.subject], 'enquiry after the payments'))[0]!.due }))
       : (await enquireFees(c, await c.fees(2))).map((f) => ({ pay: feePayment(c.gen, [f]), effect: onFees(c, [f]), due: f.due, again: async () => (await enquireFees(c, [f.subject], 'enquiry after the payments'))[0]!.due }));
     const [a, b] = two as [typeof two[0], typeof two[0]];
-    await payAccepted(c, a.pay, a.effect, 'first payment');
+    await payAccepted(c, a.pay, a.effect, 'first payment', undefined, { testedBy: `${opId}.res.schema` });
     const reused = withSequence(opId, b.pay, seqOf(opId, a.pay, c.tagPrefix), c.tagPrefix);
     const answer = duplicateAnswer(c, await c.send({ body: reused, label: 'second subject, reused SequenceNumber', expect: 'rejection' }), 'reused SequenceNumber');
     if (answer === 'accepted') {
