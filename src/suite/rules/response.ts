@@ -15,6 +15,7 @@ import { acceptableRequest, spendPayable, str } from '../prepare.js';
 import { acceptablePayment, sendPayment } from '../payments.js';
 import { viewResponse } from '../outcome.js';
 import { fieldShape, valuesAt } from '../walk.js';
+import { fieldOf, findingCause, typeCause } from '../causes.js';
 
 interface Accepted { request: unknown; exchange: Exchange }
 const accepted = new Map<OperationId, Promise<Accepted>>();
@@ -64,7 +65,7 @@ export function registerResponseCases(opId: OperationId): void {
     // every field and its JSON type: what a comparison of two runs reads (still lenient-valid changes too)
     c.observe('response fields', fieldShape(exchange.json));
     const lenient = validateResponse(opId, exchange.json, 'lenient', c.tagPrefix);
-    for (const f of lenient.findings) c.violated(`${f.pointer}: expected ${f.expected}, found ${f.found}`);
+    for (const f of lenient.findings) c.violated(`${f.pointer}: expected ${f.expected}, found ${f.found}`, findingCause(opId, f));
     if (!lenient.valid) return;
     const strict = validateResponse(opId, exchange.json, 'strict', c.tagPrefix);
     for (const f of strict.findings) c.warn(`strict profile: ${f.pointer}: expected ${f.expected}, found ${f.found}`);
@@ -76,7 +77,7 @@ export function registerResponseCases(opId: OperationId): void {
     const { exchange } = await acceptedExchange(c);
     const root = viewResponse(opId, exchange.json, c.tagPrefix).root;
     if (!root) return c.stop(`no ${tagsOf(op, c.tagPrefix).responseRoot} at the top level to read MessageType from`);
-    if (root.MessageType !== op.transactionType) c.violated(`MessageType is ${describeValue(root.MessageType)}, expected "${op.transactionType}"`);
+    if (root.MessageType !== op.transactionType) c.violated(`MessageType is ${describeValue(root.MessageType)}, expected "${op.transactionType}"`, `${op.title}: MessageType is not ${op.transactionType}`);
   });
 
   defineCase({ id: `${opId}.res.echo`, calls: {}, family: 'echo', op: opId, sections: [sec], level: 'MUST',
@@ -111,7 +112,7 @@ export function registerResponseCases(opId: OperationId): void {
     const { exchange } = await acceptedExchange(c);
     for (const row of messageTable(opId, 'response').fields.filter((f) => f.array)) {
       for (const f of valuesAt(exchange.json, row.path, c.tagPrefix)) {
-        if (f.present && !Array.isArray(f.value)) c.violated(`${f.pointer}: expected an array, found ${describeValue(f.value)}`);
+        if (f.present && !Array.isArray(f.value)) c.violated(`${f.pointer}: expected an array, found ${describeValue(f.value)}`, typeCause(opId, f.pointer, 'array', describeValue(f.value).split(' ')[0]!));
       }
     }
   });
@@ -125,7 +126,7 @@ export function registerResponseCases(opId: OperationId): void {
       for (const f of valuesAt(exchange.json, row.path, c.tagPrefix, row.aliases)) {
         if (!f.present) continue;
         checked++;
-        if (typeof f.value !== 'string' || !ok(f.value)) c.violated(`${f.pointer}: expected ${row.format}, found ${describeValue(f.value)}`);
+        if (typeof f.value !== 'string' || !ok(f.value)) c.violated(`${f.pointer}: expected ${row.format}, found ${describeValue(f.value)}`, `${op.title}: ${fieldOf(f.pointer)} not in ${row.format}`);
       }
     }
     if (!checked) c.violated('no TimeStamp or date field found to check');
