@@ -1,0 +1,330 @@
+/**
+ * The CI templates (examples/ci/github-actions.yml, examples/ci/gitlab-ci.yml) must work when a
+ * team copies them: parsed with the `yaml` package, every npm script they call exists, every
+ * SADAD_* / MOCK_* / PROVE_* variable they name is documented (README.md's tables or .env.example),
+ * every project path they name is one the suite writes, the repository holds, or the template
+ * itself creates or downloads into, every flag they pass to certify is one certify or Playwright
+ * knows and the docs mention, and each file has the shape its CI wants. Each check is shown to fail
+ * on an in-memory copy that names something that does not exist.
+ */
+import { test, expect } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, posix } from 'node:path';
+import { parseDocument } from 'yaml';
+import { ROOT } from '../../src/paths.js';
+
+const GITHUB = 'examples/ci/github-actions.yml';
+const GITLAB = 'examples/ci/gitlab-ci.yml';
+const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
+
+/** What the suite writes under the reports folder (README "Reading the reports", docs/certification.md). */
+const SUITE_WRITES = [
+  'reports/', 'reports/certification.json', 'reports/certification.html', 'reports/certification.sha256', 'reports/junit.xml',
+  'reports/evidence/', 'reports/pacing.json', 'reports/html/', 'reports/run.json', 'reports/previous/',
+];
+/** Folders the suite fills with files of its own naming. */
+const SUITE_FOLDERS = ['reports/evidence/', 'reports/html/', 'reports/previous/'];
+/** Generated or installed here, so their presence on disk says nothing about a fresh clone. */
+const NOT_IN_REPO = /^(reports|test-results|node_modules)(\/|$)/;
+const VARIABLE = /\b(?:SADAD|MOCK|PROVE)_[A-Z0-9_]+\b/g;
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Obj = { [k: string]: Json };
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+const strings = (v: Json | undefined): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap((x) => strings(x)) : []);
+
+interface Context {
+  scripts: Record<string, string>;
+  /** Variables README.md's tables or .env.example document. */
+  documented: Set<string>;
+  /** The suite's source (src/, playwright.config.ts): a variable no code reads does nothing. */
+  source: string;
+  /** Flags `npm run certify -- <flag>` accepts: certify's source names them, or `playwright test --help` lists them. */
+  certifyFlags: (flag: string) => boolean;
+  /** Text of the docs a flag must be mentioned in. */
+  docs: string;
+  /** A path (file or folder) of a fresh clone. */
+  inRepo: (path: string) => boolean;
+}
+
+let cachedHelp: string | null = null;
+function playwrightHelp(): string {
+  cachedHelp ??= execFileSync(process.execPath, [createRequire(import.meta.url).resolve('@playwright/test/cli'), 'test', '--help'], { encoding: 'utf8', cwd: ROOT });
+  return cachedHelp;
+}
+
+function projectContext(): Context {
+  const pkg = JSON.parse(read('package.json')) as { scripts?: Record<string, string> };
+  const readme = read('README.md');
+  const documented = new Set<string>();
+  // the configuration tables: the first cell of each table row names the variables, in backticks
+  for (const line of readme.split('\n')) {
+    if (!line.startsWith('|')) continue;
+    const first = line.split('|')[1] ?? '';
+    for (const m of first.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) documented.add(m[1]!);
+  }
+  for (const m of read('.env.example').matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)) documented.add(m[1]!);
+  const certifySource = read('src/cli/certify.ts');
+  const sourceFiles = (dir: string): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? sourceFiles(`${dir}/${e.name}`) : /\.(ts|js|mjs)$/.test(e.name) ? [`${dir}/${e.name}`] : []));
+  const playwrightOptions = new Set([...playwrightHelp().matchAll(/^\s+(?:-[A-Za-z], )?(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]!));
+  const docs = [readme, ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => read(`docs/${f}`))].join('\n');
+  return {
+    scripts: pkg.scripts ?? {},
+    documented,
+    source: [...sourceFiles('src'), 'playwright.config.ts'].map(read).join('\n'),
+    certifyFlags: (flag) => mentions(certifySource, flag) || playwrightOptions.has(flag),
+    docs,
+    inRepo: (p) => !NOT_IN_REPO.test(p) && existsSync(join(ROOT, p)),
+  };
+}
+
+/** Parses a template as its CI does (YAML 1.2; GitLab's `<<` merge keys), failing on any YAML error or warning. */
+function load(text: string): { value: Obj; problems: string[] } {
+  const doc = parseDocument(text, { merge: true, uniqueKeys: true, prettyErrors: true });
+  const problems = [...doc.errors, ...doc.warnings].map((e) => `YAML: ${e.message.split('\n')[0]}`);
+  const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  return { value: isObj(value) ? value : {}, problems: isObj(value) ? problems : [...problems, 'YAML: the document is not a mapping'] };
+}
+
+/** A shell command in simple commands, each as words (quotes dropped; templates keep to plain words). */
+function simpleCommands(script: string): string[][] {
+  return script
+    .replace(/(^|\s)#[^\n]*/g, '$1')
+    .replace(/\\\n/g, ' ')
+    .split(/\|\||&&|[;|\n(){}]/)
+    .map((part) => part.trim().split(/\s+/).filter(Boolean).map((w) => w.replace(/^["']|["']$/g, '')))
+    .map((words) => { while (words.length && /^(then|else|do|!|if|fi|done|export)$/.test(words[0]!)) words.shift(); return words; })
+    .filter((words) => words.length > 0);
+}
+
+/** Folders and files the commands create or download into (so paths under them need not exist in the repository). */
+function createdBy(commands: string[][]): string[] {
+  const out: string[] = [];
+  for (const w of commands) {
+    w.forEach((word, i) => {
+      const next = w[i + 1];
+      if ((word === '--output' || word === '-o' || word === '--cache' || word === '-d' || word === '-C') && next) out.push(next);
+    });
+    if (w[0] === 'mkdir') out.push(...w.slice(1).filter((x) => !x.startsWith('-')));
+    const zip = w.indexOf('zipfile');
+    if (zip >= 0 && w[zip + 1] === '-e' && w[zip + 3]) out.push(w[zip + 3]!);
+  }
+  return out;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const mentions = (source: string, flag: string) => new RegExp(`${escapeRegExp(flag)}(?![a-z0-9-])`).test(source);
+const normal = (p: string) => posix.normalize(p.replace(/^\.\//, ''));
+const under = (p: string, folder: string) => { const f = normal(folder).replace(/\/$/, ''); const q = normal(p).replace(/\/$/, ''); return q === f || q.startsWith(`${f}/`); };
+
+/** Words of the commands that name a path in the project. */
+function pathWords(commands: string[][]): string[] {
+  const out: string[] = [];
+  for (const words of commands) {
+    for (let w of words) {
+      if (/^[A-Z][A-Z0-9_]*=/.test(w)) w = w.slice(w.indexOf('=') + 1);
+      if (!w || w.startsWith('-') || /[$`]|:\/\//.test(w)) continue;
+      if (/^\.?[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9._*-]*)+$/.test(w) || /^[A-Za-z0-9_-][A-Za-z0-9._-]*\.(json|xml|html|sha256|zip|txt|ya?ml|ts|js|mjs)$/.test(w)) out.push(w);
+    }
+  }
+  return out;
+}
+
+/** Values of the keys that name project paths (artifact paths, JUnit reports, cache keys). */
+function pathValues(node: Json, out: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((n) => pathValues(n, out));
+  else if (isObj(node)) {
+    for (const [k, v] of Object.entries(node)) {
+      if (['path', 'paths', 'report_paths', 'junit', 'files'].includes(k)) out.push(...strings(v).flatMap((s) => s.split('\n')).map((s) => s.trim()).filter((s) => s && !/[$]|:\/\//.test(s)));
+      else pathValues(v, out);
+    }
+  }
+  return out;
+}
+
+/** The checks common to both templates, over the template's text and its commands. */
+function checkCommon(file: string, text: string, commands: string[][], created: string[], paths: string[], ctx: Context): string[] {
+  const problems: string[] = [];
+  // scripts and the flags passed to them
+  for (const w of commands) {
+    if (w[0] !== 'npm') continue;
+    let script: string | null = null;
+    let rest: string[] = [];
+    if (w[1] === 'run' || w[1] === 'run-script') {
+      script = w[2] ?? null;
+      rest = w.slice(3);
+      if (!script) { problems.push(`${file}: \`${w.join(' ')}\` names no script`); continue; }
+    } else if (['test', 't', 'start', 'stop', 'restart'].includes(w[1] ?? '')) {
+      script = w[1] === 't' ? 'test' : w[1]!;
+      rest = w.slice(2);
+    } else if (w[1] === 'ci') {
+      if (!ctx.inRepo('package-lock.json')) problems.push(`${file}: \`npm ci\` needs package-lock.json, which the repository does not have`);
+      continue;
+    } else continue;
+    if (!(script in ctx.scripts)) { problems.push(`${file}: \`${w.join(' ')}\`: no npm script "${script}" in package.json`); continue; }
+    const dash = rest.indexOf('--');
+    const flags = (dash >= 0 ? rest.slice(dash + 1) : []).filter((a) => a.startsWith('-') && a !== '-' && a !== '--').map((a) => a.split('=')[0]!);
+    for (const flag of flags) {
+      if (script === 'certify') {
+        if (!ctx.certifyFlags(flag)) problems.push(`${file}: \`${w.join(' ')}\`: ${flag} is neither certify's (src/cli/certify.ts) nor Playwright's`);
+        else if (!ctx.docs.includes(flag)) problems.push(`${file}: \`${w.join(' ')}\`: ${flag} is not documented in README.md or docs/`);
+      } else {
+        const entry = ctx.scripts[script]!.split(/\s+/).find((x) => /\.(ts|js|mjs)$/.test(x));
+        const source = entry && existsSync(join(ROOT, entry)) ? readFileSync(join(ROOT, entry), 'utf8') : '';
+        const playwright = /\bplaywright test\b/.test(ctx.scripts[script]!);
+        if (!mentions(source, flag) && !(playwright && ctx.certifyFlags(flag))) problems.push(`${file}: \`${w.join(' ')}\`: npm script "${script}" does not know ${flag}`);
+      }
+    }
+  }
+  // variables
+  const unknown = [...new Set([...text.matchAll(VARIABLE)].map((m) => m[0]))].filter((v) => !ctx.documented.has(v)).sort();
+  if (unknown.length) problems.push(`${file}: not documented in README.md's tables or .env.example: ${unknown.join(', ')}`);
+  const unread = [...new Set([...text.matchAll(VARIABLE)].map((m) => m[0]))].filter((v) => !new RegExp(`\\b${v}\\b`).test(ctx.source)).sort();
+  if (unread.length) problems.push(`${file}: read nowhere in src/ or playwright.config.ts: ${unread.join(', ')}`);
+  // paths
+  for (const p of [...new Set(paths)]) {
+    const ok = SUITE_WRITES.some((w) => normal(w).replace(/\/$/, '') === normal(p).replace(/\/$/, ''))
+      || SUITE_FOLDERS.some((f) => under(p, f))
+      || ctx.inRepo(normal(p))
+      || created.some((c) => under(p, c));
+    if (!ok) problems.push(`${file}: path "${p}" is neither written by the suite, in the repository, nor created by the template`);
+  }
+  return problems;
+}
+
+const ACTION_REF = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+(\/[A-Za-z0-9_./-]+)?@(v\d+(\.\d+){0,2}|[0-9a-f]{40})$/;
+
+function checkGithub(text: string, ctx: Context, file = GITHUB): string[] {
+  const { value: wf, problems } = load(text);
+  const on = wf.on;
+  const triggers = isObj(on) ? Object.keys(on) : strings(on);
+  for (const t of ['push', 'pull_request', 'schedule']) if (!triggers.includes(t)) problems.push(`${file}: no \`on: ${t}\` trigger`);
+  if (isObj(on) && 'schedule' in on) {
+    const crons = Array.isArray(on.schedule) ? on.schedule.map((s) => (isObj(s) ? s.cron : null)) : [];
+    if (!crons.length || crons.some((c) => typeof c !== 'string' || c.trim().split(/\s+/).length !== 5)) problems.push(`${file}: \`on.schedule\` needs entries with a five-field cron`);
+  }
+  const jobs = isObj(wf.jobs) ? wf.jobs : {};
+  if (!Object.keys(jobs).length) problems.push(`${file}: no jobs`);
+  const commands: string[][] = [];
+  const created: string[] = [];
+  for (const [name, job] of Object.entries(jobs)) {
+    if (!isObj(job)) { problems.push(`${file}: job ${name} is not a mapping`); continue; }
+    if (typeof job.uses === 'string') { if (!ACTION_REF.test(job.uses) && !job.uses.startsWith('./')) problems.push(`${file}: job ${name}: \`uses: ${job.uses}\` is not pinned to a version tag`); continue; }
+    if (!job['runs-on']) problems.push(`${file}: job ${name} has no \`runs-on\``);
+    const steps = Array.isArray(job.steps) ? job.steps : [];
+    if (!steps.length) problems.push(`${file}: job ${name} has no steps`);
+    steps.forEach((step, i) => {
+      if (!isObj(step)) { problems.push(`${file}: job ${name}, step ${i + 1} is not a mapping`); return; }
+      const uses = typeof step.uses === 'string' ? step.uses : null;
+      if (typeof step.run === 'string') commands.push(...simpleCommands(step.run));
+      else if (!uses) problems.push(`${file}: job ${name}, step ${i + 1} has neither \`run\` nor \`uses\``);
+      if (uses && !uses.startsWith('./') && !uses.startsWith('docker://') && !ACTION_REF.test(uses)) problems.push(`${file}: job ${name}: \`uses: ${uses}\` is not pinned to a version tag`);
+      if (uses && /download-artifact@/.test(uses) && isObj(step.with)) created.push(...strings(step.with.path));
+      // the reports of a failing run are what matter most: publishing them must not depend on the run passing
+      if (uses && /(upload-artifact|junit-report|test-reporter|publish-unit-test-result)/.test(uses) && !/always\(\)/.test(String(step.if ?? ''))) {
+        problems.push(`${file}: job ${name}: \`uses: ${uses}\` has no \`if: always()\`, so a failing run would publish nothing`);
+      }
+    });
+  }
+  created.push(...createdBy(commands));
+  const paths = [...pathValues(wf.jobs ?? null), ...pathWords(commands)];
+  return [...problems, ...checkCommon(file, text, commands, created, paths, ctx)];
+}
+
+const GITLAB_KEYWORDS = new Set(['default', 'stages', 'variables', 'include', 'workflow', 'image', 'services', 'cache', 'before_script', 'after_script', 'spec']);
+
+function checkGitlab(text: string, ctx: Context, file = GITLAB): string[] {
+  const { value: ci, problems } = load(text);
+  const jobs = Object.entries(ci).filter(([k, v]) => !GITLAB_KEYWORDS.has(k) && !k.startsWith('.') && isObj(v)) as [string, Obj][];
+  const stages = strings(ci.stages);
+  const scripts = (node: Json | undefined) => strings(node).flatMap((s) => simpleCommands(s));
+  const commands: string[][] = [...scripts(isObj(ci.default) ? ci.default.before_script : undefined), ...scripts(ci.before_script)];
+  for (const want of ['mock', 'smoke', 'nightly']) if (!jobs.some(([k]) => k === want)) problems.push(`${file}: no job \`${want}\``);
+  for (const [name, job] of jobs) {
+    const script = strings(job.script);
+    if (!script.length) problems.push(`${file}: job ${name} has no \`script\``);
+    commands.push(...scripts(job.script), ...scripts(job.before_script), ...scripts(job.after_script));
+    const stage = typeof job.stage === 'string' ? job.stage : 'test';
+    if (stages.length && !stages.includes(stage)) problems.push(`${file}: job ${name}: stage "${stage}" is not in \`stages\``);
+    const artifacts = isObj(job.artifacts) ? job.artifacts : null;
+    const junit = artifacts && isObj(artifacts.reports) ? strings(artifacts.reports.junit) : [];
+    if (!junit.length) problems.push(`${file}: job ${name} has no \`artifacts:reports:junit\``);
+    else if (!junit.some((j) => normal(j) === 'reports/junit.xml')) problems.push(`${file}: job ${name}: \`artifacts:reports:junit\` is ${junit.join(', ')}, not reports/junit.xml`);
+    if (artifacts && artifacts.when !== 'always') problems.push(`${file}: job ${name}: \`artifacts:when\` is not \`always\`, so a failing run would publish nothing`);
+  }
+  const paths = [...pathValues(ci as Json), ...pathWords(commands)];
+  return [...problems, ...checkCommon(file, text, commands, createdBy(commands), paths, ctx)];
+}
+
+test.describe('CI templates', () => {
+  let ctx: Context;
+  test.beforeAll(() => { ctx = projectContext(); });
+
+  test('the GitHub Actions workflow works when adopted', () => {
+    expect(checkGithub(read(GITHUB), ctx)).toEqual([]);
+  });
+
+  test('the GitLab CI file works when adopted', () => {
+    expect(checkGitlab(read(GITLAB), ctx)).toEqual([]);
+  });
+
+  test('the checks see what the templates use', () => {
+    // a guard against a checker that silently finds nothing to check
+    const gh = load(read(GITHUB)).value;
+    const ghCommands = Object.values(gh.jobs as Obj).flatMap((j) => (isObj(j) && Array.isArray(j.steps) ? j.steps : [])).flatMap((s) => (isObj(s) && typeof s.run === 'string' ? simpleCommands(s.run) : []));
+    expect(ghCommands.map((w) => w.join(' '))).toEqual(expect.arrayContaining(['npm ci', 'npm run certify', 'npm run certify -- --list', 'npm run certify -- --resume']));
+    expect(pathWords(ghCommands)).toContain('previous/certification.json');
+    expect(pathValues(gh.jobs as Json)).toEqual(expect.arrayContaining(['reports/', 'reports/junit.xml', 'previous']));
+    const gl = load(read(GITLAB)).value;
+    expect(isObj(gl.nightly) && isObj(gl.nightly.artifacts) && isObj(gl.nightly.artifacts.reports) && gl.nightly.artifacts.reports.junit).toBe('reports/junit.xml');
+    expect(createdBy(strings((gl.nightly as Obj).script).flatMap(simpleCommands))).toEqual(expect.arrayContaining(['previous.zip', 'previous']));
+    expect([...read(GITHUB).matchAll(VARIABLE)].length).toBeGreaterThan(5);
+    expect(ctx.documented).toContain('SADAD_BASE_URL');
+    expect(ctx.documented).toContain('MOCK_DEFECTS');
+    expect(ctx.certifyFlags('--resume') && ctx.certifyFlags('--list') && ctx.certifyFlags('--rerun-failed') && ctx.certifyFlags('--report')).toBe(true);
+    expect(ctx.certifyFlags('--no-such-flag')).toBe(false);
+  });
+
+  test('a template naming a script, variable, flag, path or action that does not exist fails', () => {
+    const github = read(GITHUB);
+    const gitlab = read(GITLAB);
+    const edit = (text: string, from: string | RegExp, to: string) => {
+      const out = text.replace(from, to);
+      expect(out, `the edit ${String(from)} -> ${to} must change the template`).not.toBe(text);
+      return out;
+    };
+    const expectProblem = (problems: string[], pattern: RegExp) => expect(problems.filter((p) => pattern.test(p)), problems.join('\n')).not.toEqual([]);
+
+    expectProblem(checkGithub(edit(github, 'npm run certify -- --list', 'npm run certfy -- --list'), ctx), /no npm script "certfy"/);
+    expectProblem(checkGithub(edit(github, 'SADAD_PROFILE: smoke', 'SADAD_PROFILE: smoke\n      SADAD_NO_SUCH_SETTING: x'), ctx), /not documented.*SADAD_NO_SUCH_SETTING/);
+    expectProblem(checkGithub(edit(github, 'SADAD_PROFILE: smoke', 'MOCK_NO_SUCH_SETTING: x'), ctx), /not documented.*MOCK_NO_SUCH_SETTING/);
+    // documented (in this in-memory context) but read by no code: still a problem
+    const documentedOnly = { ...ctx, documented: new Set([...ctx.documented, 'SADAD_DOCUMENTED_ONLY']) };
+    const withDocumentedOnly = checkGithub(edit(github, 'SADAD_PROFILE: smoke', 'SADAD_DOCUMENTED_ONLY: x'), documentedOnly);
+    expectProblem(withDocumentedOnly, /read nowhere.*SADAD_DOCUMENTED_ONLY/);
+    expect(withDocumentedOnly.filter((p) => /not documented.*SADAD_DOCUMENTED_ONLY/.test(p))).toEqual([]);
+    expectProblem(checkGithub(edit(github, 'npm run certify -- --resume', 'npm run certify -- --resume-all'), ctx), /--resume-all is neither certify's/);
+    expectProblem(checkGithub(edit(github, 'npm run certify -- --list', 'npm run certify -- --list --workers=2 --frobnicate'), ctx), /--frobnicate is neither/);
+    expectProblem(checkGithub(edit(github, 'actions/checkout@v4', 'actions/checkout@main'), ctx), /actions\/checkout@main` is not pinned/);
+    expectProblem(checkGithub(edit(github, 'uses: actions/setup-node@v4', 'uses: actions/setup-node'), ctx), /actions\/setup-node` is not pinned/);
+    expectProblem(checkGithub(edit(github, 'report_paths: reports/junit.xml', 'report_paths: reports/results.xml'), ctx), /path "reports\/results.xml"/);
+    expectProblem(checkGithub(edit(github, 'previous/certification.json ]', 'elsewhere/certification.json ]'), ctx), /path "elsewhere\/certification.json"/);
+    expectProblem(checkGithub(edit(github, /\n  schedule:\n    - cron: '[^']*'/, ''), ctx), /no `on: schedule`/);
+    expectProblem(checkGithub(edit(github, 'runs-on: ubuntu-latest', 'runs_on: ubuntu-latest'), ctx), /has no `runs-on`/);
+    expectProblem(checkGithub(edit(github, /(- uses: mikepenz\/action-junit-report@v4\n)\s+if: always\(\)\n/, '$1'), ctx), /has no `if: always\(\)`/);
+    expectProblem(checkGithub(edit(github, 'on:\n', 'on:\n  push:\n'), ctx), /^YAML: /);
+
+    expectProblem(checkGitlab(edit(gitlab, '- npm run certify -- --list', '- npm run certify:smoke'), ctx), /no npm script "certify:smoke"/);
+    expectProblem(checkGitlab(edit(gitlab, 'npm run certify -- --resume', 'npm run certify -- --resum'), ctx), /--resum is neither/);
+    expectProblem(checkGitlab(edit(gitlab, 'SADAD_PROFILE: smoke', 'SADAD_PROFILE: smoke\n    PROVE_NOTHING: "1"'), ctx), /not documented.*PROVE_NOTHING/);
+    expectProblem(checkGitlab(edit(gitlab, 'junit: reports/junit.xml', 'junit: reports/junit-report.xml'), ctx), /not reports\/junit.xml/);
+    expectProblem(checkGitlab(edit(gitlab, /\n\s+when: always/, ''), ctx), /`artifacts:when` is not `always`/);
+    expectProblem(checkGitlab(edit(gitlab, /\nnightly:\n/, '\nnightly-run:\n'), ctx), /no job `nightly`/);
+    expectProblem(checkGitlab(edit(gitlab, /(\nsmoke:[\s\S]*?)  <<: \*reports\n/, '$1'), ctx), /job smoke has no `artifacts:reports:junit`/);
+    expectProblem(checkGitlab(edit(gitlab, 'previous/reports/certification.json ]', 'prev/reports/certification.json ]'), ctx), /path "prev\/reports\/certification.json"/);
+    expectProblem(checkGitlab(edit(gitlab, /\nmock:\n  stage: test\n  rules:[\s\S]*?  script:\n    - npm run certify\n/, '\nmock:\n  stage: test\n'), ctx), /job mock has no `script`/);
+  });
+});
