@@ -6,6 +6,14 @@
  * cases, the calls per operation and the estimated wall time, and sends nothing (with --list
  * Playwright loads the specs but runs neither the global setup nor any case). Only the
  * certification reporter runs then, so the reports of the last real run stay as they are.
+ *
+ * Its own flags (not passed to Playwright):
+ *   --resume        run only the cases the last run did not finish (NOT_RUN) or that broke (ERROR),
+ *                   and merge them into its package; refused (exit 2, nothing sent) when the suite,
+ *                   the target, the profile, the limits or the selection differ from that run's
+ *   --rerun-failed  the same, FAIL cases included
+ *   --report        rebuild the last run's package from reports/run.json and reports/evidence (a
+ *                   run that was killed never wrote it); sends nothing. Exit 0 when it certifies, 1 when not
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -13,11 +21,33 @@ import { constants } from 'node:os';
 import { join } from 'node:path';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { ROOT } from '../paths.js';
+import { ConfigError, loadEnvFile } from '../config/index.js';
+import { ROOT, reportsDir } from '../paths.js';
+import { JournalError } from '../reporter/journal.js';
+import { readPackage, rebuildPackage } from '../reporter/package.js';
+import { prepareResume } from '../reporter/resume.js';
+import { VERDICT_ORDER } from '../suite/verdicts.js';
+import type { CertificationReport } from '../reporter/model.js';
 
 const truthy = (v: string | undefined) => !!v && !/^(0|false|no|off)$/i.test(v.trim());
 
 export const REPORTER = join(ROOT, 'src/reporter/certification.ts');
+
+export type CertifyMode = 'run' | 'resume' | 'report';
+export const CERTIFY_FLAGS = ['--resume', '--rerun-failed', '--report'] as const;
+
+/** Separates certify's own flags from the arguments for Playwright; a contradictory combination is an error in words. */
+export function certifyCommand(args: string[], env: NodeJS.ProcessEnv): { mode: CertifyMode; rerunFailed: boolean; rest: string[] } | { error: string } {
+  const rest = args.filter((a) => !(CERTIFY_FLAGS as readonly string[]).includes(a));
+  const report = args.includes('--report');
+  const rerunFailed = args.includes('--rerun-failed');
+  const resume = rerunFailed || args.includes('--resume');
+  const dryRun = args.includes('--list') || truthy(env.SADAD_DRY_RUN);
+  if (report && resume) return { error: '--report rebuilds the last package and runs nothing: it cannot be combined with --resume or --rerun-failed' };
+  if (report && rest.length) return { error: `--report takes no Playwright arguments (got ${rest.join(' ')})` };
+  if (resume && dryRun) return { error: '--resume and --rerun-failed run cases: they cannot be combined with the dry run (--list, SADAD_DRY_RUN)' };
+  return { mode: report ? 'report' : resume ? 'resume' : 'run', rerunFailed, rest };
+}
 
 /** The `playwright test` arguments and environment for the given certify arguments. */
 export function playwrightArgs(args: string[], env: NodeJS.ProcessEnv): { args: string[]; env: NodeJS.ProcessEnv; dryRun: boolean } {
@@ -31,18 +61,90 @@ export function playwrightArgs(args: string[], env: NodeJS.ProcessEnv): { args: 
   return { args: out, env: { ...env, SADAD_DRY_RUN: '1' }, dryRun };
 }
 
-function main(): void {
+/** Exit code of a package: 0 when nothing in it fails the run (no unwaived FAIL or ERROR, nothing NOT_RUN), else 1. */
+export function packageExitCode(report: CertificationReport): number {
+  return report.outcome.unexpected.length || report.outcome.notRun.length ? 1 : 0;
+}
+
+function summary(report: CertificationReport, dir: string): string {
+  const v = report.counts.byVerdict;
+  const line = VERDICT_ORDER.filter((k) => v[k]).map((k) => `${v[k]} ${k}`).join(', ');
+  return `Certification: ${report.outcome.summary}\n  ${report.counts.cases} cases${report.runs.length > 1 ? ` (${report.runs.length} runs merged)` : ''}: ${line || 'none'}` +
+    `\n  ${join(dir, 'certification.html')} (and .json, certification.sha256)`;
+}
+
+/** The environment as the run will see it: .env loaded under what is set (a copy: the child loads it itself). */
+function effectiveEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  loadEnvFile(env);
+  return env;
+}
+
+function runPlaywright(args: string[], env: NodeJS.ProcessEnv, done: (code: number) => void): void {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
-  const { args, env } = playwrightArgs(process.argv.slice(2), process.env);
   const child = spawn(process.execPath, [cli, ...args], { stdio: 'inherit', env });
   // Ctrl-C reaches Playwright through the terminal (a second SIGINT would make it skip its teardown),
-  // so this process only waits; SIGTERM sent to this process alone is passed on
+  // so this process only waits. SIGTERM sent to this process alone is passed on once: the
+  // certification reporter turns it into Playwright's graceful stop, and ignores repeats
+  let terminated = false;
   process.on('SIGINT', () => {});
-  process.on('SIGTERM', () => { if (child.exitCode === null) child.kill('SIGTERM'); });
-  child.on('error', (e) => { console.error(`certify: cannot start Playwright: ${e.message}`); process.exit(1); });
-  child.on('exit', (code, signal) => {
-    process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 1) : 1));
+  process.on('SIGTERM', () => {
+    if (terminated || child.exitCode !== null) return;
+    terminated = true;
+    child.kill('SIGTERM');
   });
+  child.on('error', (e) => { console.error(`certify: cannot start Playwright: ${e.message}`); process.exit(1); });
+  child.on('exit', (code, signal) => done(code ?? (signal ? 128 + (constants.signals[signal] ?? 1) : 1)));
+}
+
+function main(): void {
+  const command = certifyCommand(process.argv.slice(2), process.env);
+  if ('error' in command) {
+    console.error(`certify: ${command.error}`);
+    process.exit(2);
+  }
+  let env: NodeJS.ProcessEnv;
+  try {
+    env = command.mode === 'run' ? process.env : effectiveEnv();
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(`\nConfiguration error: ${e.message}\nNothing was sent.\n`);
+    process.exit(2);
+  }
+  const dir = reportsDir(env);
+
+  if (command.mode === 'report') {
+    try {
+      Object.assign(process.env, env);
+      const report = rebuildPackage(dir);
+      console.log(`Rebuilt from ${join(dir, 'run.json')} and ${join(dir, 'evidence')}; nothing was sent.\n${summary(report, dir)}`);
+      process.exit(packageExitCode(report));
+    } catch (e) {
+      if (!(e instanceof JournalError)) throw e;
+      console.error(`certify --report: ${e.message}`);
+      process.exit(2);
+    }
+  }
+
+  if (command.mode === 'resume') {
+    Object.assign(process.env, env);
+    const plan = prepareResume({ dir, env, args: command.rest, rerunFailed: command.rerunFailed });
+    if (plan.kind === 'refuse') { console.error(plan.message); process.exit(2); }
+    if (plan.kind === 'nothing') { console.log(plan.message); process.exit(0); }
+    console.log(plan.message);
+    const { args } = playwrightArgs(command.rest, process.env);
+    runPlaywright(args, { ...process.env, ...plan.env }, (code) => {
+      if (code !== 0) process.exit(code);
+      let merged: CertificationReport | null = null;
+      try { merged = readPackage(dir); } catch { /* reported below */ }
+      if (!merged) { console.error(`certify: the resumed run left no package in ${dir}`); process.exit(1); }
+      process.exit(packageExitCode(merged));
+    });
+    return;
+  }
+
+  const { args, env: childEnv } = playwrightArgs(command.rest, process.env);
+  runPlaywright(args, childEnv, (code) => process.exit(code));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

@@ -1,24 +1,25 @@
 /**
- * From Playwright's tests and results to case records: the annotations the case framework writes
- * (src/suite/case.ts) and the evidence files it leaves in reports/evidence.
+ * From what a run leaves behind to case records: the planned cases' static annotations
+ * (src/suite/case.ts `asTest`), the evidence file each case writes when it ends, and, for a case
+ * that ended without a verdict, what Playwright says about it.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import type { TestCase, TestResult } from '@playwright/test/reporter';
 import { maskHeaders, maskText } from '../client/redact.js';
 import { VERDICT_ORDER, type Level, type Verdict } from '../suite/verdicts.js';
+import { parseFaults } from './availability.js';
+import type { EvidenceRecord, ManifestCase } from './journal.js';
 import type { CaseReport, ExchangeRecord } from './model.js';
 import type { PlannedCase } from './plan.js';
 
 type Annotation = { type: string; description?: string };
 
-const NOTE_TYPES = new Map<string, Verdict>([['fail', 'FAIL'], ['warn', 'WARN'], ['error', 'ERROR'], ['skipped', 'SKIPPED'], ['not_applicable', 'NOT_APPLICABLE'], ['observed', 'OBSERVED']]);
-const isVerdict = (v: string | undefined): v is Verdict => !!v && (VERDICT_ORDER as string[]).includes(v);
+const NOTE_TYPES = new Map<string, Verdict>([['fail', 'FAIL'], ['warn', 'WARN'], ['error', 'ERROR'], ['inconclusive', 'INCONCLUSIVE'], ['not_run', 'NOT_RUN'], ['skipped', 'SKIPPED'], ['not_applicable', 'NOT_APPLICABLE'], ['observed', 'OBSERVED']]);
+export const isVerdict = (v: unknown): v is Verdict => typeof v === 'string' && (VERDICT_ORDER as string[]).includes(v);
 
-function annotationsOf(test: TestCase, result?: TestResult): Annotation[] {
-  return result?.annotations?.length ? result.annotations : test.annotations;
-}
 const first = (list: Annotation[], type: string) => list.find((a) => a.type === type)?.description;
+const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
 
 function parseCalls(raw: string | undefined, op: string): Record<string, number> {
   try {
@@ -44,13 +45,30 @@ export function plannedCase(test: TestCase): PlannedCase {
   };
 }
 
+/** A planned case as the run manifest records it, from the test's static annotations. */
+export function manifestCase(test: TestCase, rootDir: string): ManifestCase {
+  const p = plannedCase(test);
+  const a = test.annotations;
+  return {
+    id: p.id,
+    title: maskText(test.title),
+    file: relative(rootDir, test.location.file).split('\\').join('/'),
+    operation: p.operation,
+    family: p.family,
+    level: p.level,
+    sections: (first(a, 'sections') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    expectation: maskText(first(a, 'expectation') ?? ''),
+    calls: p.calls,
+  };
+}
+
 /** Masks an exchange once more on the way into the report: header values by name, and known secrets everywhere. */
 export function maskExchange(ex: ExchangeRecord): ExchangeRecord {
   const out: ExchangeRecord = {
     label: maskText(String(ex.label ?? '')),
     request: { method: String(ex.request?.method ?? ''), url: maskText(String(ex.request?.url ?? '')), headers: maskHeaders(ex.request?.headers ?? {}), body: maskText(String(ex.request?.body ?? '')) },
   };
-  if (ex.op !== undefined) out.op = String(ex.op);
+  if (ex.op !== undefined && ex.op !== null) out.op = String(ex.op);
   if (ex.response) out.response = { status: Number(ex.response.status), headers: maskHeaders(ex.response.headers ?? {}), body: maskText(String(ex.response.body ?? '')) };
   if (ex.error) out.error = { kind: String(ex.error.kind), message: maskText(String(ex.error.message)) };
   if (ex.startedAt !== undefined) out.startedAt = String(ex.startedAt);
@@ -58,21 +76,8 @@ export function maskExchange(ex: ExchangeRecord): ExchangeRecord {
   return out;
 }
 
-/** The evidence file name of a case, if the id is safe to use as one. */
-export function evidencePath(reportsDir: string, id: string): string | null {
-  if (!/^[\w.\-[\]]+$/.test(id) || id.startsWith('.')) return null;
-  return join(reportsDir, 'evidence', `${id}.json`);
-}
-
-/** A case's exchanges: from its evidence file, else from the exchanges attached to the test result. */
-export function readExchanges(reportsDir: string, id: string, result?: TestResult): ExchangeRecord[] {
-  const file = evidencePath(reportsDir, id);
-  if (file && existsSync(file)) {
-    try {
-      const data = JSON.parse(readFileSync(file, 'utf8')) as { exchanges?: ExchangeRecord[] };
-      if (Array.isArray(data.exchanges)) return data.exchanges.map(maskExchange);
-    } catch { /* fall back to the attachments */ }
-  }
+/** The exchanges a test attached as it went (all a case that never reached its end leaves). */
+export function attachedExchanges(result?: TestResult): ExchangeRecord[] {
   const out: ExchangeRecord[] = [];
   for (const att of result?.attachments ?? []) {
     if (!/^exchange-.*\.json$/.test(att.name)) continue;
@@ -84,54 +89,115 @@ export function readExchanges(reportsDir: string, id: string, result?: TestResul
   return out;
 }
 
-export function caseRecord(test: TestCase, result: TestResult | undefined, reportsDir: string, rootDir: string, runStatus: string): CaseReport {
-  const a = annotationsOf(test, result);
-  const planned = plannedCase(test);
+/** How a run ended, for the reason of the cases it did not finish. */
+export function howItEnded(status: string | undefined): string {
+  switch (status) {
+    case 'interrupted': return 'the run was interrupted (Ctrl-C, SIGINT or SIGTERM)';
+    case 'timedout': return 'the run reached its global time limit';
+    case undefined: return 'the run was killed, or crashed, before it could write its package (rebuilt from the evidence)';
+    default: return `the run ended (status ${status})`;
+  }
+}
+
+/**
+ * The evidence record the reporter writes for a test that ended without the case's own record:
+ * a case that timed out or broke outside its body is ERROR; one whose worker died, that the runner
+ * skipped, or that was stopped by an interrupt is NOT_RUN. A case that recorded its verdict in the
+ * annotations but could not write its file keeps that verdict.
+ */
+export function recordOfResult(test: TestCase, result: TestResult, runId: string, rootDir: string): EvidenceRecord {
+  const planned = manifestCase(test, rootDir);
+  const a: Annotation[] = result.annotations?.length ? result.annotations : test.annotations;
   const notes: { verdict: Verdict; text: string }[] = [];
   for (const ann of a) {
     const v = NOTE_TYPES.get(ann.type);
     if (v && ann.description !== undefined) notes.push({ verdict: v, text: maskText(ann.description) });
   }
-  let verdict: Verdict;
+  const error = result.error?.message ? stripAnsi(result.error.message) : '';
   const recorded = first(a, 'verdict');
-  const testStatus: string = result?.status ?? 'notRun';
+  let verdict: Verdict;
   if (isVerdict(recorded)) verdict = recorded;
-  else if (!result || result.status === 'interrupted') {
-    verdict = 'SKIPPED';
-    notes.push({ verdict, text: `did not run: the run ended before this case finished (run status ${runStatus})` });
+  else if (result.status === 'interrupted') {
+    verdict = 'NOT_RUN';
+    notes.push({ verdict, text: 'did not finish: the run was stopped while this case was running (interrupted)' });
+  } else if (result.status === 'failed' && /worker process exited unexpectedly/i.test(error)) {
+    verdict = 'NOT_RUN';
+    const how = /\(code=[^)]*\)/.exec(error)?.[0] ?? '';
+    notes.push({ verdict, text: `did not finish: the worker process running it exited unexpectedly ${how}`.trim() });
   } else if (result.status === 'skipped') {
-    verdict = 'SKIPPED';
-    notes.push({ verdict, text: maskText(first(a, 'skip') || 'skipped by the test runner') });
+    verdict = 'NOT_RUN';
+    notes.push({ verdict, text: maskText(`did not run: the test runner skipped it${first(a, 'skip') ? ` (${first(a, 'skip')})` : ' (the run was stopping, or had reached its maximum of failures)'}`) });
   } else {
     verdict = 'ERROR';
     const why = result.status === 'timedOut' ? 'the case did not finish within its time limit' : 'the case ended without a verdict';
-    const msg = result.error?.message ? `: ${result.error.message.replace(/\u001b\[[0-9;]*m/g, '').slice(0, 1500)}` : '';
-    notes.push({ verdict, text: maskText(`${why}${msg}`) });
+    notes.push({ verdict, text: maskText(`${why}${error ? `: ${error.slice(0, 1500)}` : ''}`) });
   }
+  const observation = first(a, 'observation');
+  let observations: Record<string, unknown> = {};
+  if (observation) { try { observations = JSON.parse(maskText(observation)) as Record<string, unknown>; } catch { observations = { raw: maskText(observation) }; } }
+  const started = result.startTime instanceof Date && !Number.isNaN(result.startTime.getTime()) ? result.startTime : new Date();
+  return {
+    id: planned.id, runId, writtenBy: 'reporter', title: planned.title, file: planned.file, verdict, testStatus: result.status,
+    level: planned.level, family: planned.family, op: planned.operation, sections: planned.sections, expectation: planned.expectation, calls: planned.calls,
+    startedAt: started.toISOString(), finishedAt: new Date(started.getTime() + Math.max(0, result.duration || 0)).toISOString(), durationMs: Math.round(result.duration || 0),
+    notes, observations, transient: parseFaults(first(a, 'transient')),
+    annotations: a.map((x) => ({ type: x.type, ...(x.description === undefined ? {} : { description: maskText(x.description) }) })),
+    exchanges: attachedExchanges(result),
+  };
+}
+
+const testStatusOf = (verdict: Verdict) => (verdict === 'SKIPPED' || verdict === 'NOT_APPLICABLE' ? 'skipped' : verdict === 'FAIL' || verdict === 'ERROR' || verdict === 'INCONCLUSIVE' ? 'failed' : 'passed');
+
+/** A case record from its evidence file. */
+export function caseFromEvidence(planned: ManifestCase, ev: EvidenceRecord, runId: string, at: string): CaseReport {
+  const verdict: Verdict = isVerdict(ev.verdict) ? ev.verdict : 'ERROR';
+  const notes = (Array.isArray(ev.notes) ? ev.notes : [])
+    .filter((n) => n && isVerdict(n.verdict) && n.verdict !== 'PASS')
+    .map((n) => ({ verdict: n.verdict, text: maskText(String(n.text)) }));
+  if (!isVerdict(ev.verdict)) notes.push({ verdict: 'ERROR', text: maskText(`the evidence file records an unknown verdict ${JSON.stringify(ev.verdict)}`) });
   let observation: Record<string, unknown> | null = null;
-  const rawObs = first(a, 'observation');
-  if (rawObs) {
-    try { observation = JSON.parse(maskText(rawObs)) as Record<string, unknown>; } catch { observation = { raw: maskText(rawObs) }; }
+  if (ev.observations && typeof ev.observations === 'object' && Object.keys(ev.observations).length) {
+    const text = maskText(JSON.stringify(ev.observations));
+    try { observation = JSON.parse(text) as Record<string, unknown>; } catch { observation = { raw: text }; }
   }
-  const file = evidencePath(reportsDir, planned.id);
+  const transient = parseFaults(ev.transient ?? ev.annotations?.find((a) => a.type === 'transient')?.description);
   const record: CaseReport = {
     id: planned.id,
-    title: maskText(test.title),
-    file: relative(rootDir, test.location.file).split('\\').join('/'),
+    title: maskText(planned.title),
+    file: planned.file,
     operation: planned.operation,
     family: planned.family,
-    level: (first(a, 'level') ?? 'MUST') as Level,
-    sections: (first(a, 'sections') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
-    expectation: maskText(first(a, 'expectation') ?? ''),
+    level: planned.level as Level,
+    sections: planned.sections,
+    expectation: maskText(planned.expectation),
     verdict,
     notes,
     observation,
     waiver: null,
-    testStatus,
-    durationMs: Math.round(result?.duration ?? 0),
+    testStatus: ev.testStatus ?? testStatusOf(verdict),
+    durationMs: Math.max(0, Math.round(Number(ev.durationMs) || 0)),
     calls: planned.calls,
-    evidenceFile: file && existsSync(file) ? `evidence/${planned.id}.json` : null,
+    evidenceFile: `evidence/${planned.id}.json`,
+    runId,
+    attempts: [{ runId, at, verdict }],
+    transient,
   };
-  if (verdict !== 'PASS') record.exchanges = readExchanges(reportsDir, planned.id, result);
+  if (verdict !== 'PASS') record.exchanges = (Array.isArray(ev.exchanges) ? ev.exchanges : []).map(maskExchange);
   return record;
+}
+
+/** A planned case that left nothing on disk: it never started, or its run was killed while it ran. */
+export function caseNotRun(planned: ManifestCase, runId: string, at: string, reason: string, testStatus = 'notRun'): CaseReport {
+  return {
+    id: planned.id, title: maskText(planned.title), file: planned.file, operation: planned.operation, family: planned.family,
+    level: planned.level as Level, sections: planned.sections, expectation: maskText(planned.expectation),
+    verdict: 'NOT_RUN', notes: [{ verdict: 'NOT_RUN', text: maskText(reason) }], observation: null, waiver: null,
+    testStatus, durationMs: 0, calls: planned.calls, evidenceFile: null, exchanges: [],
+    runId, attempts: [{ runId, at, verdict: 'NOT_RUN' }], transient: [],
+  };
+}
+
+/** A case record as the manifest plans it, from a record of an earlier package (a resume reruns it). */
+export function manifestCaseOf(c: CaseReport): ManifestCase {
+  return { id: c.id, title: c.title, file: c.file, operation: c.operation, family: c.family, level: c.level, sections: c.sections, expectation: c.expectation, calls: c.calls };
 }

@@ -134,7 +134,7 @@ function matrixSection(r: CertificationReport): string {
     return `<tr${present ? '' : ' class="empty-row"'}><th scope="row">${text(f.title)}<div class="muted small">${text(f.id)}</div></th>${tds}</tr>`;
   }).join('');
   return `<section id="matrix"><h2>Operation × rule family</h2>` +
-    `<p class="hint">Each cell shows the strongest verdict among its cases (FAIL before ERROR, NOT RUN, SKIPPED, WARN, OBSERVED, PASS; NOT APPLICABLE only when no case of the cell applies) and how many cases gave each verdict. <span class="js-only">Click a cell to list its cases.</span></p>` +
+    `<p class="hint">Each cell shows the strongest verdict among its cases (FAIL before ERROR, INCONCLUSIVE, NOT RUN, SKIPPED, WARN, OBSERVED, PASS; NOT APPLICABLE only when no case of the cell applies) and how many cases gave each verdict. <span class="js-only">Click a cell to list its cases.</span></p>` +
     `<div class="scroll"><table class="matrix"><thead>${head}</thead><tbody>${rows}</tbody></table></div></section>`;
 }
 
@@ -298,7 +298,7 @@ function casesSection(r: CertificationReport): string {
 function countLine(r: CertificationReport): string {
   const waived = (v: Verdict) => r.cases.filter((c) => c.verdict === v && r.outcome.waived.includes(c.id)).length;
   const parts = DISPLAY_ORDER.filter((v) => r.counts.byVerdict[v]).map((v) => {
-    const w = v === 'FAIL' || v === 'ERROR' ? waived(v) : 0;
+    const w = v === 'FAIL' || v === 'ERROR' || v === 'INCONCLUSIVE' ? waived(v) : 0;
     return `${r.counts.byVerdict[v]} ${label(v)}${w ? ` (${w} accepted by the baseline)` : ''}`;
   });
   return `${r.counts.cases} case${r.counts.cases === 1 ? '' : 's'}: ${parts.join(', ') || 'none'}`;
@@ -306,7 +306,7 @@ function countLine(r: CertificationReport): string {
 
 function headline(r: CertificationReport): string {
   if (!r.outcome.certifies) return 'Does not certify';
-  const n = r.cases.filter((c) => (c.verdict === 'FAIL' || c.verdict === 'ERROR') && r.outcome.waived.includes(c.id)).length;
+  const n = r.cases.filter((c) => (c.verdict === 'FAIL' || c.verdict === 'ERROR' || c.verdict === 'INCONCLUSIVE') && r.outcome.waived.includes(c.id)).length;
   return n ? `Certifies, with ${n} accepted deviation${n === 1 ? '' : 's'}` : 'Certifies';
 }
 
@@ -376,7 +376,8 @@ const CSS = `
 --ERROR-bg:#f1e6fb;--ERROR-fg:#62209c;--ERROR-bd:#c9a4ec;--WARN-bg:#fff2d1;--WARN-fg:#7a4a00;--WARN-bd:#e9c36a;
 --OBSERVED-bg:#e3eefb;--OBSERVED-fg:#0c4a8c;--OBSERVED-bd:#9cc0ea;--SKIPPED-bg:#ececec;--SKIPPED-fg:#4a4a4a;--SKIPPED-bd:#c4c4c4;
 --NOT_APPLICABLE-bg:#f6f6f6;--NOT_APPLICABLE-fg:#5a5a5a;--NOT_APPLICABLE-bd:#cfcfcf;
---NOT_RUN-bg:#fbe3d3;--NOT_RUN-fg:#8a3300;--NOT_RUN-bd:#e8a07a}
+--NOT_RUN-bg:#fbe3d3;--NOT_RUN-fg:#8a3300;--NOT_RUN-bd:#e8a07a;
+--INCONCLUSIVE-bg:#e6f0ee;--INCONCLUSIVE-fg:#1f5750;--INCONCLUSIVE-bd:#8fbcb4}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Liberation Sans",Arial,sans-serif;color:var(--fg);background:var(--bg)}
@@ -528,7 +529,7 @@ const SCRIPT = `
   var rows=$$('tbody.case');
   var boxes=$$('input[name=verdict]');
   var op=$('#f-op'),fam=$('#f-family'),q=$('#f-q');
-  var PROBLEMS=['FAIL','ERROR','NOT_RUN','WARN','SKIPPED'];
+  var PROBLEMS=['FAIL','ERROR','INCONCLUSIVE','NOT_RUN','WARN','SKIPPED'];
   function pattern(s){
     s=s.trim().toLowerCase(); if(!s) return null;
     var esc=s.replace(/[.+?^$()|[\\]{}\\\\]/g,'\\\\$&').replace(/\\*/g,'.*');

@@ -6,10 +6,13 @@
 import { operations } from '../contract/catalogue.js';
 import { RULE_FAMILIES, VERDICT_ORDER, type Level, type RuleFamily, type Verdict } from '../suite/verdicts.js';
 import type { Waiver } from '../suite/baseline.js';
+import type { RunIdentity } from './identity.js';
 import type { Plan } from './plan.js';
+import { aggregateAvailability, type Availability, type TransientFault } from './availability.js';
 
 export const FORMAT = 'sadad-certification';
-export const FORMAT_VERSION = 1;
+/** 2: NOT_RUN, attempts and runs (resumed, merged packages), identity, availability, profile. */
+export const FORMAT_VERSION = 2;
 
 export type VerdictCounts = Record<Verdict, number>;
 
@@ -49,7 +52,36 @@ export interface CaseReport {
   evidenceFile: string | null;
   /** Masked requests and responses; present for every case that is not PASS. */
   exchanges?: ExchangeRecord[];
+  /** The run whose result this record shows (in a merged package, possibly an earlier one than the last). */
+  runId: string;
+  /** Every run that planned the case, oldest first, with the verdict it reached (NOT_RUN: it did not finish). */
+  attempts: Attempt[];
+  /** Transient faults (gateway errors, resets, timeouts, ...) the case met, and whether it got past each. */
+  transient: TransientFault[];
 }
+
+export interface Attempt { runId: string; at: string; verdict: Verdict }
+
+/** One run of a (possibly merged) package. */
+export interface RunSummary {
+  runId: string;
+  startedAt: string;
+  /** When the run ended; for a run that was killed, when its last case ended. */
+  finishedAt: string;
+  /** Playwright's run status, or `killed` when the run ended without its reporter (rebuilt from the evidence). */
+  status: string;
+  /** Cases the run planned. */
+  cases: number;
+  /** Of those, the cases that reached a verdict. */
+  finished: number;
+  seed: string | null;
+  /** Calls sent per operation: the pacer's count, or the exchanges in the evidence when the run left no pacing.json. */
+  calls: Record<string, number> | null;
+  callsFrom: 'pacer' | 'evidence' | null;
+}
+
+/** A case whose attempts reached different verdicts (NOT_RUN attempts left out). */
+export interface ChangedVerdict { case: string; verdicts: Verdict[] }
 
 export type WaiverStatus = 'used' | 'not-needed';
 
@@ -88,6 +120,8 @@ export interface Observations {
   responseStyle: Record<string, string>;
   /** The shapes of HTTP 4xx response bodies, most frequent first. */
   errorBodyShapes: ErrorBodyShape[];
+  /** Transient faults per operation and kind, how many the cases got past, and the calls sent. */
+  availability: Availability;
 }
 
 export interface MatrixCell {
@@ -109,6 +143,8 @@ export interface Fingerprint {
   limits: { windowSeconds: number; bill: number; moi: number } | null;
   /** How the run was narrowed to part of the suite: SADAD_CASES, SADAD_SKIP_CASES, Playwright filters (`--grep`, spec files). */
   selection: { cases: string | null; skipCases: string | null; args: string | null };
+  /** SADAD_PROFILE: `full`, or `smoke` (a subset that never certifies). */
+  profile: string;
   baselineFile: string | null;
   startedAt: string;
   finishedAt: string;
@@ -124,8 +160,10 @@ export interface Outcome {
   summary: string;
   /** Why it does not certify, or what qualifies it. */
   reasons: string[];
-  /** FAIL and ERROR cases that no waiver accepts: these fail the run. */
+  /** FAIL, ERROR and INCONCLUSIVE cases that no waiver accepts: these fail the run. */
   unexpected: string[];
+  /** NOT_RUN cases: they did not finish, so the package cannot certify until `--resume` runs them. */
+  notRun: string[];
   /** Cases whose verdict a waiver accepted. */
   waived: string[];
 }
@@ -134,6 +172,12 @@ export interface CertificationReport {
   format: typeof FORMAT;
   formatVersion: typeof FORMAT_VERSION;
   outcome: Outcome;
+  /** What a resume must match: suite commit, schema hash, target, profile, limits, selection. */
+  identity: RunIdentity;
+  /** The runs merged into this package, oldest first (one for a run that was not resumed). */
+  runs: RunSummary[];
+  /** Cases whose verdict changed between attempts. */
+  changed: ChangedVerdict[];
   fingerprint: Fingerprint;
   plan: { calls: Record<string, number>; estimatedSeconds: number; bound: string | null } | null;
   counts: { cases: number; byVerdict: VerdictCounts; byOperation: Record<string, VerdictCounts & { total: number }> };
@@ -223,8 +267,10 @@ export function classifyWaivers(waivers: Waiver[], cases: { id: string; verdict:
   return waivers.map((w) => {
     const c = cases.find((x) => x.id === w.case);
     if (!c) return { case: w.case, expected: w.verdict, actual: null, comment: w.comment, status: 'not-needed', reason: 'the case did not run (not selected, or no case has this id)' };
+    // a case that did not finish says nothing about the target: no waiver can stand for its verdict
+    if (c.verdict === 'NOT_RUN') return { case: w.case, expected: w.verdict, actual: c.verdict, comment: w.comment, status: 'not-needed', reason: 'the case did not finish (NOT_RUN): a waiver never accepts that; `npm run certify -- --resume` runs it' };
     if (c.verdict === w.verdict) return { case: w.case, expected: w.verdict, actual: c.verdict, comment: w.comment, status: 'used', reason: `the case gave ${c.verdict}, as the baseline accepts` };
-    const fails = c.verdict === 'FAIL' || c.verdict === 'ERROR';
+    const fails = c.verdict === 'FAIL' || c.verdict === 'ERROR' || c.verdict === 'INCONCLUSIVE';
     return {
       case: w.case, expected: w.verdict, actual: c.verdict, comment: w.comment, status: 'not-needed',
       reason: `the case gave ${c.verdict}, not ${w.verdict}${fails ? ': the result changed, and it fails the run' : ': remove the waiver, or update it'}`,
@@ -235,24 +281,36 @@ export function classifyWaivers(waivers: Waiver[], cases: { id: string; verdict:
 export function decideOutcome(input: {
   cases: { id: string; verdict: Verdict; waiver: { status: WaiverStatus } | null }[];
   selectionNarrowed: boolean;
-  incomplete: string | null;
+  /** SADAD_PROFILE; `smoke` never certifies. */
+  profile?: string;
+  /** How the last run ended, in words, when it left cases NOT_RUN (e.g. `the run was interrupted`). */
+  ended?: string | null;
   runErrors: string[];
 }): Outcome {
   const { cases } = input;
-  const bad = cases.filter((c) => c.verdict === 'FAIL' || c.verdict === 'ERROR');
+  // INCONCLUSIVE blocks like ERROR: the rule was not decided
+  const bad = cases.filter((c) => c.verdict === 'FAIL' || c.verdict === 'ERROR' || c.verdict === 'INCONCLUSIVE');
   const unexpected = bad.filter((c) => c.waiver?.status !== 'used').map((c) => c.id);
   const waived = cases.filter((c) => c.waiver?.status === 'used').map((c) => c.id);
+  const notRun = cases.filter((c) => c.verdict === 'NOT_RUN').map((c) => c.id);
   const waivedBad = bad.length - unexpected.length;
   const reasons: string[] = [];
   const short: string[] = [];
   const counts = countVerdicts(cases);
   const nFail = bad.filter((c) => c.verdict === 'FAIL' && unexpected.includes(c.id)).length;
   const nError = bad.filter((c) => c.verdict === 'ERROR' && unexpected.includes(c.id)).length;
+  const nInconclusive = bad.filter((c) => c.verdict === 'INCONCLUSIVE' && unexpected.includes(c.id)).length;
+  const s = (n: number) => (n === 1 ? '' : 's');
   const because = (long: string, brief: string) => { reasons.push(long); short.push(brief); };
-  if (nFail) because(`${nFail} case${nFail === 1 ? '' : 's'} FAIL: the target breaks a rule the API document states`, `${nFail} FAIL`);
-  if (nError) because(`${nError} case${nError === 1 ? '' : 's'} ERROR: the suite, the network or the configuration broke, so the rule could not be checked`, `${nError} ERROR`);
+  if (nFail) because(`${nFail} case${s(nFail)} FAIL: the target breaks a rule the API document states`, `${nFail} FAIL`);
+  if (nError) because(`${nError} case${s(nError)} ERROR: the suite, the network or the configuration broke, so the rule could not be checked`, `${nError} ERROR`);
+  if (nInconclusive) because(`${nInconclusive} case${s(nInconclusive)} INCONCLUSIVE: a step the target should have accepted was refused, so the rule could not be decided (the case that tests that step is named)`, `${nInconclusive} INCONCLUSIVE`);
+  if (notRun.length) {
+    because(`${notRun.length} case${s(notRun.length)} NOT_RUN: ${input.ended ?? 'the run ended before they finished'}; \`npm run certify -- --resume\` runs ${notRun.length === 1 ? 'it' : 'them'} and merges the results into this package`,
+      `${notRun.length} NOT_RUN (incomplete run)`);
+  }
   if (!cases.length) because('no case ran', 'no case ran');
-  if (input.incomplete) because(input.incomplete, 'incomplete run');
+  if (input.profile === 'smoke') because('the smoke profile (SADAD_PROFILE=smoke) runs a subset of the cases: a smoke run never certifies', 'smoke profile');
   if (input.selectionNarrowed) because('the case selection was narrowed (SADAD_CASES, SADAD_SKIP_CASES or Playwright filters): a partial run cannot certify', 'partial case selection');
   for (const e of input.runErrors) because(`the run reported an error: ${e.split('\n')[0]}`, 'errors of the run');
   const certifies = reasons.length === 0;
@@ -261,13 +319,13 @@ export function decideOutcome(input: {
   const summary = certifies
     ? `Certifies: no FAIL and no ERROR${waivedBad ? ` other than ${waivedBad} accepted by the baseline` : ''} in ${cases.length} cases.`
     : `Does not certify: ${[...new Set(short)].join('; ')}.`;
-  return { certifies, summary, reasons, unexpected, waived };
+  return { certifies, summary, reasons, unexpected, notRun, waived };
 }
 
 const observationString = (v: unknown): string | null => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
 
-export function aggregateObservations(cases: CaseReport[], errorBodyShapes: ErrorBodyShape[]): Observations {
-  const out: Observations = { rejectionForms: {}, rateLimit: {}, duplicates: [], clientHeadersRequired: {}, responseStyle: {}, errorBodyShapes };
+export function aggregateObservations(cases: CaseReport[], errorBodyShapes: ErrorBodyShape[], calls: Record<string, number> | null = null): Observations {
+  const out: Observations = { rejectionForms: {}, rateLimit: {}, duplicates: [], clientHeadersRequired: {}, responseStyle: {}, errorBodyShapes, availability: aggregateAvailability(cases, calls) };
   for (const c of cases) {
     const o = c.observation;
     if (!o) continue;
@@ -279,7 +337,10 @@ export function aggregateObservations(cases: CaseReport[], errorBodyShapes: Erro
     if (c.family === 'rate-limit' && ('rate-limit answer' in o || 'limit per window' in o)) {
       const h = o['rate-limit headers'];
       const headers = h && typeof h === 'object' && !Array.isArray(h) ? Object.fromEntries(Object.entries(h).map(([k, v]) => [k, String(v)])) : observationString(h);
-      out.rateLimit[c.operation] = { case: c.id, verdict: c.verdict, limit: observationString(o['limit per window']), answer: observationString(o['rate-limit answer']), headers, body: observationString(o['rate-limit body']) };
+      // a target that rejects nothing over the limit has no such answer: what its last check saw instead
+      const lastCheck = Object.keys(o).filter((k) => /^check \d+$/.test(k)).sort((a, b) => Number(a.slice(6)) - Number(b.slice(6))).at(-1);
+      const answer = observationString(o['rate-limit answer']) ?? (lastCheck ? observationString(o[lastCheck]) : null);
+      out.rateLimit[c.operation] = { case: c.id, verdict: c.verdict, limit: observationString(o['limit per window']), answer, headers, body: observationString(o['rate-limit body']) };
     }
     if (c.family === 'duplicates') {
       const handling = observationString(o['duplicate handling'] ?? o['concurrent copies'] ?? o['concurrent payments']);

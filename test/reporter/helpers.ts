@@ -1,6 +1,6 @@
 /** Runs `npm run certify`'s command (src/cli/certify.ts) in a child process, into a temp folder; and a mock that records what it was sent. */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../src/paths.js';
@@ -9,21 +9,53 @@ import { buildMockServer, resolveMockOptions, type MockOptions } from '../../src
 export interface CertifyRun { code: number | null; output: string; reportsDir: string; resultsDir: string; durationMs: number }
 
 /** `tsx src/cli/certify.ts <args>` with only the given environment (plus what Node needs), reports in a temp folder. */
-export function certify(env: Record<string, string>, args: string[] = []): Promise<CertifyRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'sadad-certify-'));
+export function certify(env: Record<string, string>, args: string[] = [], dir?: string): Promise<CertifyRun> {
+  return startCertify(env, args, dir).done;
+}
+
+export interface RunningCertify {
+  /** The `tsx` process; it leads its own process group (signal the group as a terminal or CI runner would: `-child.pid`). */
+  child: ChildProcess;
+  reportsDir: string;
+  done: Promise<CertifyRun>;
+}
+
+/** Starts `tsx src/cli/certify.ts <args>` in its own process group; `dir` (default: a new temp folder) holds reports/ and test-results/, so a second run can resume the first. */
+export function startCertify(env: Record<string, string>, args: string[] = [], dir = mkdtempSync(join(tmpdir(), 'sadad-certify-'))): RunningCertify {
   const reportsDir = join(dir, 'reports');
   const resultsDir = join(dir, 'test-results');
   const started = Date.now();
   const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, CI: '1', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env') };
-  return new Promise((resolve) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'src/cli/certify.ts'), ...args], {
-      cwd: ROOT, env: { ...base, SADAD_REPORTS_DIR: reportsDir, SADAD_RESULTS_DIR: resultsDir, ...env },
-    });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    child.on('close', (code) => resolve({ code, output, reportsDir, resultsDir, durationMs: Date.now() - started }));
+  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'src/cli/certify.ts'), ...args], {
+    cwd: ROOT, detached: true, env: { ...base, SADAD_REPORTS_DIR: reportsDir, SADAD_RESULTS_DIR: resultsDir, ...env },
   });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const done = new Promise<CertifyRun>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? -1 : null), output, reportsDir, resultsDir, durationMs: Date.now() - started }));
+  });
+  return { child, reportsDir, done };
+}
+
+/** Evidence files the run has written so far. */
+export function evidenceCount(reportsDir: string): number {
+  const dir = join(reportsDir, 'evidence');
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json') && !f.startsWith('.')).length : 0;
+}
+
+/** Resolves once the run has written `n` evidence files (or rejects when it ends first). */
+export async function whenEvidence(run: RunningCertify, n: number, timeoutMs = 120_000): Promise<number> {
+  let ended = false;
+  void run.done.then(() => { ended = true; });
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const count = evidenceCount(run.reportsDir);
+    if (count >= n) return count;
+    if (ended) throw new Error(`the run ended with ${count} evidence files, before ${n}`);
+    if (Date.now() > until) throw new Error(`no ${n} evidence files within ${timeoutMs} ms (${count})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export interface RecordingMock {
@@ -36,15 +68,15 @@ export interface RecordingMock {
 }
 
 /** The project's mock on a free port, counting requests and keeping the signatures it was sent (to look for them in reports). */
-export async function recordingMock(options: Partial<MockOptions>): Promise<RecordingMock> {
-  const { app } = await buildMockServer(resolveMockOptions({ ...options, port: 0 }));
+export async function recordingMock(options: Partial<MockOptions>, port = 0): Promise<RecordingMock> {
+  const { app } = await buildMockServer(resolveMockOptions({ ...options, port }));
   const rec: RecordingMock = { url: '', requests: 0, signatures: new Set(), close: async () => { await app.close(); } };
   app.addHook('onRequest', async (req) => {
     rec.requests++;
     const sig = req.headers['x-signature'];
     if (typeof sig === 'string' && sig) rec.signatures.add(sig);
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port });
   rec.url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   return rec;
 }

@@ -19,6 +19,7 @@ function aCase(id: string, verdict: Verdict, extra: Partial<CaseReport> = {}): C
   return {
     id, title: `${id} §4`, file: 'specs/x.spec.ts', operation, family: 'headers', level: 'MUST', sections: ['4'], expectation: 'rejected',
     verdict, notes: [], observation: null, waiver: null, testStatus: 'passed', durationMs: 5, calls: { [operation]: 1 }, evidenceFile: null,
+    runId: 'run-1', attempts: [{ runId: 'run-1', at: '2026-01-01T00:00:00.000Z', verdict }], transient: [],
     ...(verdict === 'PASS' ? {} : { exchanges: [] }), ...extra,
   };
 }
@@ -34,8 +35,8 @@ test('waivers: used when the verdict matches, not needed for another verdict or 
   expect(out[3]!.reason).toMatch(/did not run/);
 });
 
-test('the outcome: certifies without FAIL/ERROR, also when a waiver accepts one; not with a partial selection, an incomplete run or an unwaived FAIL', () => {
-  const base = { selectionNarrowed: false, incomplete: null, runErrors: [] };
+test('the outcome: certifies without FAIL/ERROR, also when a waiver accepts one; not with a partial selection, a NOT_RUN case, the smoke profile or an unwaived FAIL', () => {
+  const base = { selectionNarrowed: false, runErrors: [] };
   const ok = decideOutcome({ ...base, cases: [aCase('a', 'PASS'), aCase('b', 'WARN'), aCase('c', 'NOT_APPLICABLE')] });
   expect(ok).toMatchObject({ certifies: true, unexpected: [], summary: 'Certifies: no FAIL and no ERROR in 3 cases.' });
   const waived = decideOutcome({ ...base, cases: [aCase('a', 'FAIL', { waiver: { verdict: 'FAIL', comment: 'k', status: 'used' } }), aCase('b', 'PASS')] });
@@ -43,7 +44,14 @@ test('the outcome: certifies without FAIL/ERROR, also when a waiver accepts one;
   expect(waived.summary).toMatch(/other than 1 accepted by the baseline/);
   const bad = decideOutcome({ ...base, cases: [aCase('a', 'FAIL'), aCase('b', 'ERROR'), aCase('c', 'ERROR')], selectionNarrowed: true });
   expect(bad).toMatchObject({ certifies: false, unexpected: ['a', 'b', 'c'], summary: 'Does not certify: 1 FAIL; 2 ERROR; partial case selection.' });
-  expect(decideOutcome({ ...base, cases: [aCase('a', 'PASS')], incomplete: 'the run was interrupted' }).certifies).toBe(false);
+  const stopped = decideOutcome({ ...base, cases: [aCase('a', 'PASS'), aCase('b', 'NOT_RUN'), aCase('c', 'NOT_RUN')], ended: 'the run was interrupted (Ctrl-C, SIGINT or SIGTERM)' });
+  expect(stopped).toMatchObject({ certifies: false, unexpected: [], notRun: ['b', 'c'], summary: 'Does not certify: 2 NOT_RUN (incomplete run).' });
+  expect(stopped.reasons[0]).toMatch(/^2 cases NOT_RUN: the run was interrupted .*npm run certify -- --resume/);
+  const undecided = decideOutcome({ ...base, cases: [aCase('a', 'PASS'), aCase('b', 'INCONCLUSIVE')] });
+  expect(undecided).toMatchObject({ certifies: false, unexpected: ['b'], summary: 'Does not certify: 1 INCONCLUSIVE.' });
+  const smoke = decideOutcome({ ...base, cases: [aCase('a', 'PASS')], profile: 'smoke' });
+  expect(smoke).toMatchObject({ certifies: false, summary: 'Does not certify: smoke profile.' });
+  expect(smoke.reasons[0]).toMatch(/never certifies/);
   expect(decideOutcome({ ...base, cases: [] }).summary).toBe('Does not certify: no case ran.');
 });
 
@@ -132,10 +140,13 @@ test('the page escapes and masks everything it shows', () => {
   });
   const report: CertificationReport = {
     format: FORMAT, formatVersion: FORMAT_VERSION,
-    outcome: decideOutcome({ cases: [c], selectionNarrowed: false, incomplete: null, runErrors: [] }),
+    outcome: decideOutcome({ cases: [c], selectionNarrowed: false, runErrors: [] }),
+    identity: { suiteCommit: null, schemaHash: `sha256:${'0'.repeat(64)}`, target: 'http://t', profile: 'full', limits: null, selection: { cases: null, skipCases: null, args: null } },
+    runs: [{ runId: 'run-1', startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:01:00.000Z', status: 'failed', cases: 1, finished: 1, seed: '1', calls: null, callsFrom: null }],
+    changed: [],
     fingerprint: {
       suite: { name: 's', version: '1', commit: null, localChanges: null }, schemaHash: `sha256:${'0'.repeat(64)}`, schemaFiles: [], seed: '1',
-      target: { url: 'http://t', profile: 'p' }, limits: null, selection: { cases: null, skipCases: null, args: null }, baselineFile: null,
+      target: { url: 'http://t', profile: 'p' }, limits: null, selection: { cases: null, skipCases: null, args: null }, profile: 'full', baselineFile: null,
       startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:01:00.000Z', durationMs: 60_000, playwright: { version: 'x', status: 'failed' }, node: 'v20',
     },
     plan: null, counts: buildCounts([c]), matrix: buildMatrix([c]), observations: aggregateObservations([c], []),

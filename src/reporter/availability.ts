@@ -1,0 +1,60 @@
+/**
+ * The target's availability as the run met it (design.md §8): the transient faults the cases ran
+ * into (gateway 502/503/504, a 429 outside the rate-limit cases, resets, refusals, timeouts, a
+ * refused token), per operation and kind, how many the cases got past, against the calls sent.
+ * The API document says nothing about availability; this is recorded, it never fails a run.
+ */
+
+/** One fault a case met (src/suite/transient.ts), as its evidence and its `transient` annotation carry it. */
+export interface TransientFault { op: string; kind: string; recovered: boolean }
+
+export interface FaultCount { faults: number; recovered: number }
+
+export interface Availability {
+  /** In words: `no transient fault seen in 531 calls`, or `4 transient faults in 531 calls (3 recovered)`. */
+  summary: string;
+  faults: number;
+  recovered: number;
+  /** Calls sent over every run of the package; null when no run's count is known. */
+  calls: number | null;
+  byOperation: Record<string, FaultCount & { calls: number | null; byKind: Record<string, FaultCount> }>;
+  /** Every fault with the case that met it. */
+  cases: ({ case: string } & TransientFault)[];
+}
+
+/** Reads a `transient` list defensively: it comes from files a reader may have edited. */
+export function parseFaults(raw: unknown): TransientFault[] {
+  let v = raw;
+  if (typeof v === 'string') {
+    try { v = JSON.parse(v); } catch { return []; }
+  }
+  if (!Array.isArray(v)) return [];
+  return v.filter((f): f is Record<string, unknown> => !!f && typeof f === 'object')
+    .map((f) => ({ op: String(f.op ?? 'unknown'), kind: String(f.kind ?? 'unknown'), recovered: f.recovered === true }));
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export function aggregateAvailability(cases: { id: string; transient?: TransientFault[] }[], calls: Record<string, number> | null): Availability {
+  const byOperation: Availability['byOperation'] = {};
+  const entry = (op: string) => (byOperation[op] ??= { calls: calls ? (calls[op] ?? 0) : null, faults: 0, recovered: 0, byKind: {} });
+  for (const op of Object.keys(calls ?? {})) entry(op);
+  const list: Availability['cases'] = [];
+  for (const c of cases) {
+    for (const f of c.transient ?? []) {
+      list.push({ case: c.id, ...f });
+      const e = entry(f.op);
+      const k = (e.byKind[f.kind] ??= { faults: 0, recovered: 0 });
+      e.faults++; k.faults++;
+      if (f.recovered) { e.recovered++; k.recovered++; }
+    }
+  }
+  const faults = list.length;
+  const recovered = list.filter((f) => f.recovered).length;
+  const total = calls ? Object.values(calls).reduce((a, b) => a + b, 0) : null;
+  const inCalls = total === null ? '' : ` in ${plural(total, 'call')}`;
+  const summary = faults
+    ? `${plural(faults, 'transient fault')}${inCalls} (${recovered} recovered, ${faults - recovered} not)`
+    : `no transient fault seen${inCalls}`;
+  return { summary, faults, recovered, calls: total, byOperation, cases: list };
+}

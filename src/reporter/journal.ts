@@ -1,0 +1,126 @@
+/**
+ * The run journal: what a run leaves on disk as it goes, enough to rebuild its certification
+ * package when the run never got to write it (killed, crashed, a laptop that slept):
+ *   run.json               the manifest, written when the cases start: run id, identity, planned cases
+ *   evidence/<id>.json     one per case that ended, written by the case itself (src/suite/case.ts) or,
+ *                          for a case that ended without a verdict, by the reporter
+ *   previous/              a resumed run's predecessor package, copied aside by `certify --resume`
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Verdict } from '../suite/verdicts.js';
+import { writeFileAtomic } from './atomic.js';
+import type { RunIdentity } from './identity.js';
+import type { ExchangeRecord } from './model.js';
+
+export const RUN_FILE = 'run.json';
+export const EVIDENCE_DIR = 'evidence';
+export const PREVIOUS_DIR = 'previous';
+export const RUN_FORMAT = 'sadad-run';
+
+/** A planned case and its static annotations (src/suite/case.ts `asTest`). */
+export interface ManifestCase {
+  id: string;
+  title: string;
+  file: string;
+  operation: string;
+  family: string;
+  level: string;
+  sections: string[];
+  expectation: string;
+  calls: Record<string, number>;
+}
+
+export interface RunManifest {
+  format: typeof RUN_FORMAT;
+  formatVersion: 1;
+  runId: string;
+  startedAt: string;
+  identity: RunIdentity;
+  suite: { name: string; version: string; commit: string | null; localChanges: boolean | null };
+  schemaFiles: string[];
+  seed: string | null;
+  /** The target as the run reached it (the embedded mock's address) and its profile. */
+  target: { url: string | null; profile: string | null };
+  baselineFile: string | null;
+  playwright: string;
+  node: string;
+  /** A resumed run: the package it continues (a folder under the reports folder) and the cases it reruns. */
+  resume: { from: string; runIds: string[]; rerun: string[] } | null;
+  cases: ManifestCase[];
+  /** Written by the reporter when the run ends; absent when the run was killed or crashed. */
+  end?: { finishedAt: string; status: string; durationMs: number; errors: string[] };
+}
+
+/** What a case leaves in evidence/<id>.json (masked in the worker, masked again when read). */
+export interface EvidenceRecord {
+  id: string;
+  runId?: string;
+  /** `case` when the case wrote it at its end; `reporter` for a case that ended without a verdict. */
+  writtenBy?: 'case' | 'reporter';
+  title?: string;
+  file?: string;
+  verdict: Verdict;
+  /** What Playwright reports for the test: passed, failed, skipped, timedOut, interrupted. */
+  testStatus?: string;
+  level?: string;
+  family?: string;
+  op?: string;
+  sections?: string[];
+  expectation?: string;
+  calls?: Record<string, number>;
+  startedAt?: string;
+  finishedAt?: string;
+  durationMs?: number;
+  notes?: { verdict: Verdict; text: string }[];
+  observations?: Record<string, unknown>;
+  transient?: { op: string; kind: string; recovered: boolean }[];
+  annotations?: { type: string; description?: string }[];
+  exchanges?: ExchangeRecord[];
+}
+
+/** `20261121T172404Z-3fa2c1`: sorts by start time, unique enough across machines. */
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+}
+
+export class JournalError extends Error {}
+
+export function readManifest(dir: string): RunManifest | null {
+  const file = join(dir, RUN_FILE);
+  if (!existsSync(file)) return null;
+  let m: Partial<RunManifest>;
+  try { m = JSON.parse(readFileSync(file, 'utf8')) as Partial<RunManifest>; } catch (e) { throw new JournalError(`${file} is not readable JSON: ${(e as Error).message}`); }
+  if (m.format !== RUN_FORMAT || m.formatVersion !== 1) throw new JournalError(`${file} is not a run manifest of this suite (format ${JSON.stringify(m.format)}, version ${JSON.stringify(m.formatVersion)})`);
+  if (typeof m.runId !== 'string' || !Array.isArray(m.cases) || !m.identity) throw new JournalError(`${file} lacks runId, identity or cases`);
+  return m as RunManifest;
+}
+
+export function writeManifest(dir: string, manifest: RunManifest): void {
+  writeFileAtomic(join(dir, RUN_FILE), JSON.stringify(manifest, null, 2) + '\n');
+}
+
+/** The evidence file of a case, if the id is safe to use as a file name. */
+export function evidenceFile(dir: string, id: string): string | null {
+  if (!/^[\w.\-[\]]+$/.test(id) || id.startsWith('.')) return null;
+  return join(dir, EVIDENCE_DIR, `${id}.json`);
+}
+
+/** A case's evidence, or null when there is none, or it is unreadable (a file is written whole, so that means it was tampered with). */
+export function readEvidence(dir: string, id: string): EvidenceRecord | null {
+  const file = evidenceFile(dir, id);
+  if (!file || !existsSync(file)) return null;
+  try {
+    const e = JSON.parse(readFileSync(file, 'utf8')) as EvidenceRecord;
+    return e && typeof e === 'object' && e.id === id && typeof e.verdict === 'string' ? e : null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeEvidence(dir: string, record: EvidenceRecord): void {
+  const file = evidenceFile(dir, record.id);
+  if (!file) throw new JournalError(`case id ${JSON.stringify(record.id)} cannot name a file`);
+  writeFileAtomic(file, JSON.stringify(record, null, 2));
+}

@@ -1,0 +1,235 @@
+/**
+ * The certification package (design.md §4a) built from the run journal (journal.ts): the manifest,
+ * the evidence files, and, for a resumed run, the package it continues. The reporter builds it this
+ * way when a run ends, and `npm run certify -- --report` the same way when the run never got to:
+ * one path, so a rebuilt package says what the reporter would have said.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { configFromEnv, secretValues } from '../config/index.js';
+import { operations } from '../contract/catalogue.js';
+import { maskText, registerSecret } from '../client/redact.js';
+import { loadBaseline, type Waiver } from '../suite/baseline.js';
+import { TEMP_SUFFIX, writeFileAtomic } from './atomic.js';
+import { writeChecksums } from './checksum.js';
+import { caseFromEvidence, caseNotRun, howItEnded, manifestCaseOf, maskExchange } from './collect.js';
+import { renderHtml } from './html.js';
+import { isNarrowed, type RunIdentity } from './identity.js';
+import { EVIDENCE_DIR, JournalError, readEvidence, readManifest, type ManifestCase, type RunManifest } from './journal.js';
+import { changedVerdicts, mergeCases, mergeRuns, totalCalls } from './merge.js';
+import {
+  aggregateObservations, buildCounts, buildMatrix, classifyWaivers, decideOutcome, errorBodyShapes, familyIds, operationIds, planSummary,
+  SPEC_SECTIONS, FORMAT, FORMAT_VERSION, type CaseReport, type CertificationReport, type ExchangeRecord, type Fingerprint, type RunSummary,
+} from './model.js';
+import { planOf } from './plan.js';
+
+export const PACKAGE_FILE = 'certification.json';
+
+/** The masking registry is per process: the runner and the certify command learn the run's secrets here. */
+export function registerSecrets(env: NodeJS.ProcessEnv = process.env): void {
+  try { for (const s of secretValues(configFromEnv(env))) registerSecret(s); } catch { /* a configuration error is reported by the global setup */ }
+  for (const name of ['SADAD_ACCESS_TOKEN', 'SADAD_CLIENT_SECRET', 'SADAD_SIGNING_KEY_PASSPHRASE']) registerSecret(env[name]);
+}
+
+/** A package on disk, or null when there is none; an unreadable one, or one of another format, is an error naming the file. */
+export function readPackage(dir: string): CertificationReport | null {
+  const file = join(dir, PACKAGE_FILE);
+  if (!existsSync(file)) return null;
+  let p: Partial<CertificationReport>;
+  try { p = JSON.parse(readFileSync(file, 'utf8')) as Partial<CertificationReport>; } catch (e) { throw new JournalError(`${file} is not readable JSON: ${(e as Error).message}`); }
+  if (p.format !== FORMAT) throw new JournalError(`${file} is not a certification package (format ${JSON.stringify(p.format)})`);
+  if (p.formatVersion !== FORMAT_VERSION) throw new JournalError(`${file} has format version ${p.formatVersion}, this suite reads ${FORMAT_VERSION}: run \`npm run certify\` afresh`);
+  return p as CertificationReport;
+}
+
+export const lastRunId = (p: CertificationReport | null) => p?.runs.at(-1)?.runId;
+
+export interface BuiltPackage {
+  report: CertificationReport;
+  /** Evidence of cases whose record comes from an earlier run: copied from `from` into this package (null: the case has none). */
+  carried: { id: string; from: string | null }[];
+}
+
+/** The limits the run paced at, as the dry run's plan wants them. */
+function planLimits(identity: RunIdentity) {
+  if (!identity.limits) return null;
+  const l = identity.limits;
+  return { windowSeconds: l.windowSeconds, perOperation: Object.fromEntries(operations.map((op) => [op.id, op.rateGroup === 'bill' ? l.bill : l.moi])), source: 'the run' };
+}
+
+/** Calls per operation of this run: the pacer's count (pacing.json, when this run wrote it), else the exchanges in its evidence. */
+function runCalls(dir: string, manifest: RunManifest, evidenceExchanges: ExchangeRecord[][]): Pick<RunSummary, 'calls' | 'callsFrom'> {
+  const file = join(dir, 'pacing.json');
+  try {
+    if (existsSync(file) && statSync(file).mtimeMs >= Date.parse(manifest.startedAt)) {
+      const p = JSON.parse(readFileSync(file, 'utf8')) as { operations?: Record<string, { calls?: unknown }> };
+      const calls: Record<string, number> = {};
+      for (const [op, s] of Object.entries(p.operations ?? {})) if (typeof s?.calls === 'number') calls[op] = s.calls;
+      return { calls, callsFrom: 'pacer' };
+    }
+  } catch { /* counted from the evidence below */ }
+  const calls: Record<string, number> = {};
+  for (const list of evidenceExchanges) for (const ex of list) if (ex.op) calls[ex.op] = (calls[ex.op] ?? 0) + 1;
+  return { calls, callsFrom: 'evidence' };
+}
+
+/** Builds the package of the run `manifest` describes, merged into the package it resumes, if any. Reads only. */
+export function buildPackage(dir: string, manifest: RunManifest, now = new Date()): BuiltPackage {
+  const runId = manifest.runId;
+  const errors: string[] = [...(manifest.end?.errors ?? [])];
+  let previous: CertificationReport | null = null;
+  let previousDir: string | null = null;
+  if (manifest.resume) {
+    previousDir = join(dir, manifest.resume.from);
+    try { previous = readPackage(previousDir); } catch (e) { errors.push(maskText((e as Error).message)); }
+    if (!previous) errors.push(`the package this run resumes (${manifest.resume.from}/${PACKAGE_FILE}) is missing: this package holds only the cases of run ${runId}`);
+  }
+
+  // this run's cases: its evidence, else not run
+  const planned: ManifestCase[] = manifest.cases.length || !previous || !manifest.resume
+    ? manifest.cases
+    : previous.cases.filter((c) => manifest.resume!.rerun.includes(c.id)).map(manifestCaseOf);
+  const ended = manifest.end;
+  const evidenceExchanges: ExchangeRecord[][] = [];
+  let lastFinish = manifest.startedAt;
+  const current: CaseReport[] = planned.map((p) => {
+    const ev = readEvidence(dir, p.id);
+    if (ev && (ev.runId === undefined || ev.runId === runId)) {
+      const at = ev.finishedAt ?? ended?.finishedAt ?? now.toISOString();
+      if (at > lastFinish) lastFinish = at;
+      evidenceExchanges.push((ev.exchanges ?? []).map(maskExchange));
+      return caseFromEvidence(p, ev, runId, at);
+    }
+    const reason = ended
+      ? `did not run: ${howItEnded(ended.status)} before this case started`
+      : 'no result reached disk: the run was killed, or crashed, before this case finished';
+    return caseNotRun(p, runId, ended?.finishedAt ?? '', reason);
+  });
+  const finishedAt = ended?.finishedAt ?? lastFinish;
+  for (const c of current) for (const a of c.attempts) if (!a.at) a.at = finishedAt;
+
+  let cases = previous ? mergeCases(previous.cases, current) : current;
+  const carried: BuiltPackage['carried'] = [];
+  cases = cases.map((c) => {
+    if (c.runId === runId || !previousDir) return c;
+    const from = join(previousDir, EVIDENCE_DIR, `${c.id}.json`);
+    const has = /^[\w.\-[\]]+$/.test(c.id) && existsSync(from);
+    carried.push({ id: c.id, from: has ? from : null });
+    return { ...c, evidenceFile: has ? `evidence/${c.id}.json` : null };
+  });
+  const ops = operationIds(cases);
+  const fams = familyIds(cases);
+  cases.sort((a, b) => ops.indexOf(a.operation) - ops.indexOf(b.operation) || fams.indexOf(a.family) - fams.indexOf(b.family) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+  // the baseline as the run named it, applied to the merged verdicts
+  let waivers: Waiver[] = [];
+  try { waivers = loadBaseline({ SADAD_BASELINE: manifest.baselineFile ?? undefined }); } catch (e) { errors.push(maskText((e as Error).message)); }
+  const waiverReports = classifyWaivers(waivers, cases);
+  cases = cases.map((c) => {
+    const w = waiverReports.find((x) => x.case === c.id);
+    return { ...c, waiver: w ? { verdict: w.expected, comment: maskText(w.comment), status: w.status } : null };
+  });
+
+  const thisRun: RunSummary = {
+    runId, startedAt: manifest.startedAt, finishedAt, status: ended?.status ?? 'killed', cases: planned.length,
+    finished: current.filter((c) => c.verdict !== 'NOT_RUN').length, seed: manifest.seed, ...runCalls(dir, manifest, evidenceExchanges),
+  };
+  const runs = mergeRuns(previous?.runs ?? [], thisRun);
+
+  // the exchanges of every case, for the error body shapes: this run's evidence, the earlier runs' in the package resumed
+  const evidence = cases.map((c) => {
+    if (c.exchanges) return { case: c.id, exchanges: c.exchanges };
+    const ev = readEvidence(c.runId === runId || !previousDir ? dir : previousDir, c.id);
+    return { case: c.id, exchanges: (ev?.exchanges ?? []).map(maskExchange) };
+  });
+
+  const notRun = cases.some((c) => c.verdict === 'NOT_RUN');
+  const endedText = !notRun ? null : ['interrupted', 'timedout', 'killed'].includes(thisRun.status) ? howItEnded(ended?.status)
+    : 'they did not finish (a worker process died, or the test runner skipped them)';
+  const identity = manifest.identity;
+  const outcome = decideOutcome({ cases, selectionNarrowed: isNarrowed(identity.selection), profile: identity.profile, ended: endedText, runErrors: errors });
+  const limits = planLimits(identity);
+  const plan = limits ? planOf(cases.map((c) => ({ id: c.id, operation: c.operation, family: c.family, level: c.level, calls: c.calls })), limits) : null;
+  const durationMs = runs.reduce((sum, r) => sum + Math.max(0, Date.parse(r.finishedAt) - Date.parse(r.startedAt) || 0), 0);
+  const fingerprint: Fingerprint = {
+    suite: manifest.suite,
+    schemaHash: identity.schemaHash,
+    schemaFiles: manifest.schemaFiles,
+    seed: manifest.seed,
+    target: manifest.target,
+    limits: identity.limits,
+    selection: identity.selection,
+    profile: identity.profile,
+    baselineFile: manifest.baselineFile,
+    startedAt: runs[0]!.startedAt,
+    finishedAt: runs.at(-1)!.finishedAt,
+    durationMs,
+    playwright: { version: manifest.playwright, status: thisRun.status },
+    node: manifest.node,
+  };
+  const report: CertificationReport = {
+    format: FORMAT,
+    formatVersion: FORMAT_VERSION,
+    outcome,
+    identity,
+    runs,
+    changed: changedVerdicts(cases),
+    fingerprint,
+    plan: planSummary(plan),
+    counts: buildCounts(cases),
+    matrix: buildMatrix(cases),
+    observations: aggregateObservations(cases, errorBodyShapes(evidence), totalCalls(runs)),
+    waivers: {
+      file: manifest.baselineFile,
+      used: waiverReports.filter((w) => w.status === 'used').map((w) => ({ ...w, comment: maskText(w.comment) })),
+      notNeeded: waiverReports.filter((w) => w.status === 'not-needed').map((w) => ({ ...w, comment: maskText(w.comment) })),
+    },
+    specSections: Object.fromEntries(Object.entries(SPEC_SECTIONS).filter(([s]) => cases.some((c) => c.sections.includes(s)))),
+    runErrors: errors,
+    cases,
+  };
+  return { report, carried };
+}
+
+/**
+ * Writes the package: the earlier runs' evidence of the cases carried over, then the JSON, the page
+ * and the checksums, each atomically; the checksums last, so a package whose checksums verify is whole.
+ */
+export function writePackage(dir: string, built: BuiltPackage): void {
+  for (const { id, from } of built.carried) {
+    const to = join(dir, EVIDENCE_DIR, `${id}.json`);
+    if (from) {
+      const temp = join(dir, EVIDENCE_DIR, `.${id}.json.${process.pid}.carried${TEMP_SUFFIX}`);
+      mkdirSync(join(dir, EVIDENCE_DIR), { recursive: true });
+      copyFileSync(from, temp);
+      renameSync(temp, to);
+    } else rmSync(to, { force: true });
+  }
+  // every string was masked on its way in; the whole text once more, for secrets only known now
+  writeFileAtomic(join(dir, PACKAGE_FILE), maskText(JSON.stringify(built.report, null, 2)) + '\n');
+  writeFileAtomic(join(dir, 'certification.html'), maskText(renderHtml(built.report)));
+  writeChecksums(dir);
+}
+
+/** `npm run certify -- --report`: the package of the last run, rebuilt from its manifest and evidence alone. Sends nothing. */
+export function rebuildPackage(dir: string): CertificationReport {
+  const manifest = readManifest(dir);
+  if (!manifest) throw new JournalError(`no run to report on in ${dir}: it holds no run.json (a run writes it when its cases start)`);
+  registerSecrets();
+  const built = buildPackage(dir, manifest);
+  writePackage(dir, built);
+  return built.report;
+}
+
+/**
+ * The package of the last run in `dir`: certification.json when it was written for the run that
+ * run.json describes, else rebuilt (and written) from the journal. Null when `dir` holds no run.
+ */
+export function currentPackage(dir: string): { report: CertificationReport; rebuilt: boolean } | null {
+  const manifest = readManifest(dir);
+  let existing: CertificationReport | null = null;
+  try { existing = readPackage(dir); } catch (e) { if (!manifest) throw e; }
+  if (!manifest) return existing ? { report: existing, rebuilt: false } : null;
+  if (existing && lastRunId(existing) === manifest.runId) return { report: existing, rebuilt: false };
+  return { report: rebuildPackage(dir), rebuilt: true };
+}
