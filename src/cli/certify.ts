@@ -26,6 +26,7 @@ import { ROOT, reportsDir } from '../paths.js';
 import { JournalError } from '../reporter/journal.js';
 import { readPackage, rebuildPackage } from '../reporter/package.js';
 import { prepareResume } from '../reporter/resume.js';
+import { changeFails, failOnFrom, loadComparison } from '../reporter/compare.js';
 import { VERDICT_ORDER } from '../suite/verdicts.js';
 import type { CertificationReport } from '../reporter/model.js';
 
@@ -35,6 +36,26 @@ export const REPORTER = join(ROOT, 'src/reporter/certification.ts');
 
 export type CertifyMode = 'run' | 'resume' | 'report';
 export const CERTIFY_FLAGS = ['--resume', '--rerun-failed', '--report'] as const;
+
+/**
+ * `--compare <file>` (or `--compare=<file>`): the previous package to compare with; it becomes
+ * SADAD_COMPARE for the run and never reaches Playwright. Null when the flag is absent.
+ */
+export function compareFlag(args: string[]): { file: string | null; rest: string[] } | { error: string } {
+  const rest: string[] = [];
+  let file: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--compare') {
+      const next = args[i + 1];
+      if (next === undefined || next.startsWith('-')) return { error: '--compare needs the previous certification.json: --compare <file>' };
+      file = next;
+      i++;
+    } else if (a.startsWith('--compare=')) file = a.slice('--compare='.length);
+    else rest.push(a);
+  }
+  return { file, rest };
+}
 
 /** Separates certify's own flags from the arguments for Playwright; a contradictory combination is an error in words. */
 export function certifyCommand(args: string[], env: NodeJS.ProcessEnv): { mode: CertifyMode; rerunFailed: boolean; rest: string[] } | { error: string } {
@@ -63,7 +84,7 @@ export function playwrightArgs(args: string[], env: NodeJS.ProcessEnv): { args: 
 
 /** Exit code of a package: 0 when nothing in it fails the run (no unwaived FAIL or ERROR, nothing NOT_RUN), else 1. */
 export function packageExitCode(report: CertificationReport): number {
-  return report.outcome.unexpected.length || report.outcome.notRun.length ? 1 : 0;
+  return report.outcome.unexpected.length || report.outcome.notRun.length || changeFails(report) ? 1 : 0;
 }
 
 function summary(report: CertificationReport, dir: string): string {
@@ -98,7 +119,21 @@ function runPlaywright(args: string[], env: NodeJS.ProcessEnv, done: (code: numb
 }
 
 function main(): void {
-  const command = certifyCommand(process.argv.slice(2), process.env);
+  const compare = compareFlag(process.argv.slice(2));
+  if ('error' in compare) {
+    console.error(`certify: ${compare.error}`);
+    process.exit(2);
+  }
+  if (compare.file) process.env.SADAD_COMPARE = compare.file;
+  try {
+    loadComparison();
+    failOnFrom();
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(`\nConfiguration error: ${e.message}\nNothing was sent.\n`);
+    process.exit(2);
+  }
+  const command = certifyCommand(compare.rest, process.env);
   if ('error' in command) {
     console.error(`certify: ${command.error}`);
     process.exit(2);

@@ -18,7 +18,7 @@ export function runSuite(env: Record<string, string>, options: RunOptions = {}):
   // SADAD_PAYMENTS=on: these runs target local stand-ins, never a real sandbox (a caller testing the payments guard sets it to '')
   const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, CI: '1', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env'), SADAD_PAYMENTS: 'on' };
   return new Promise((resolve) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/playwright'), ['test', '-c', join(ROOT, 'playwright.config.ts'), `--reporter=${options.reporter ?? 'line,html,junit'}`, ...(options.args ?? [])], {
+    const child = spawn(join(ROOT, 'node_modules/.bin/playwright'), ['test', '-c', join(ROOT, 'playwright.config.ts'), `--reporter=${options.reporter ?? `line,html,${join(ROOT, 'src/reporter/certification.ts')}`}`, ...(options.args ?? [])], {
       cwd: ROOT, detached: true,
       env: { ...base, SADAD_REPORTS_DIR: reportsDir, SADAD_RESULTS_DIR: resultsDir, PLAYWRIGHT_HTML_OUTPUT_DIR: join(reportsDir, 'html'), PLAYWRIGHT_JUNIT_OUTPUT_NAME: join(reportsDir, 'junit.xml'), ...env },
     });

@@ -19,6 +19,8 @@ import { ConfigError } from '../config/index.js';
 import { maskText } from '../client/redact.js';
 import { ROOT, reportsDir } from '../paths.js';
 import { VERDICT_ORDER } from '../suite/verdicts.js';
+import { formatCauses } from './causes.js';
+import { changeFails, formatChanges } from './compare.js';
 import { manifestCase, plannedCase, recordOfResult } from './collect.js';
 import { gitState, schemaHash, suiteVersion } from './fingerprint.js';
 import { CHECKSUM_FILE } from './checksum.js';
@@ -145,7 +147,7 @@ export default class CertificationReporter implements Reporter {
     this.runErrors.push(maskText(text).slice(0, 2000));
   }
 
-  async onEnd(result: FullResult): Promise<void> {
+  async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | void> {
     if (this.listMode) return this.printPlan();
     registerSecrets();
     const dir = this.dir;
@@ -161,8 +163,16 @@ export default class CertificationReporter implements Reporter {
     const line = VERDICT_ORDER.filter((k) => v[k]).map((k) => `${v[k]} ${k}`).join(', ');
     const merged = report.runs.length > 1 ? ` (${report.runs.length} runs merged)` : '';
     const resume = v.NOT_RUN ? `\n  ${v.NOT_RUN} case${v.NOT_RUN === 1 ? '' : 's'} did not finish: \`npm run certify -- --resume\` runs ${v.NOT_RUN === 1 ? 'it' : 'them'}` : '';
+    if (report.changes) console.log(`\n${formatChanges(report.changes)}`);
     console.log(`\nCertification: ${report.outcome.summary}\n  ${report.counts.cases} cases${merged}: ${line || 'none'}; ${formatDuration(report.fingerprint.durationMs / 1000)}${resume}` +
       `\n  ${join(dir, 'certification.html')} (and .json, ${CHECKSUM_FILE})`);
+    const causes = formatCauses(report.causes);
+    if (causes) console.log(`\n${causes}`);
+    // SADAD_FAIL_ON=change: a nightly fails on any change since SADAD_COMPARE, not only on a FAIL
+    if (changeFails(report) && result.status === 'passed') {
+      console.log(`\nSADAD_FAIL_ON=change: ${report.changes!.count} change${report.changes!.count === 1 ? '' : 's'} since ${report.changes!.previous.file}: the run fails.`);
+      return { status: 'failed' };
+    }
   }
 
   private plan(): { plan: Plan | null; error: string | null } {

@@ -153,7 +153,11 @@ export function caseFromEvidence(planned: ManifestCase, ev: EvidenceRecord, runI
   const verdict: Verdict = isVerdict(ev.verdict) ? ev.verdict : 'ERROR';
   const notes = (Array.isArray(ev.notes) ? ev.notes : [])
     .filter((n) => n && isVerdict(n.verdict) && n.verdict !== 'PASS')
-    .map((n) => ({ verdict: n.verdict, text: maskText(String(n.text)) }));
+    .map((n) => ({
+      verdict: n.verdict, text: maskText(String(n.text)),
+      ...(typeof n.cause === 'string' && n.cause ? { cause: maskText(n.cause) } : {}),
+      ...(typeof n.testedBy === 'string' && n.testedBy ? { testedBy: n.testedBy } : {}),
+    }));
   if (!isVerdict(ev.verdict)) notes.push({ verdict: 'ERROR', text: maskText(`the evidence file records an unknown verdict ${JSON.stringify(ev.verdict)}`) });
   let observation: Record<string, unknown> | null = null;
   if (ev.observations && typeof ev.observations === 'object' && Object.keys(ev.observations).length) {

@@ -7,6 +7,7 @@ import { maskHeaders, maskText } from '../client/redact.js';
 import { VERDICT_ORDER, type Verdict } from '../suite/verdicts.js';
 import { familyTitle, operationTitle, type CaseReport, type CertificationReport, type ExchangeRecord } from './model.js';
 import { formatDuration } from './plan.js';
+import { causesSection, changesSection } from './html-regression.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 /** Masked and escaped: the only way a value reaches the page. */
@@ -354,8 +355,10 @@ export function renderHtml(r: CertificationReport): string {
 <body>
 <a class="skip" href="#cases">Skip to the cases</a>
 ${banner(r)}
-<nav class="toc" aria-label="Sections"><div class="wrap"><a href="#summary">Summary</a><a href="#matrix">Matrix</a><a href="#observations">Unstated behaviour</a><a href="#waivers">Waivers</a><a href="#cases">Cases</a><a href="#fingerprint">Run fingerprint</a></div></nav>
+<nav class="toc" aria-label="Sections"><div class="wrap">${r.changes ? '<a href="#changes">Changes</a>' : ''}${r.causes.length ? '<a href="#causes">Causes</a>' : ''}<a href="#summary">Summary</a><a href="#matrix">Matrix</a><a href="#observations">Unstated behaviour</a><a href="#waivers">Waivers</a><a href="#cases">Cases</a><a href="#fingerprint">Run fingerprint</a></div></nav>
 <main class="wrap">
+${changesSection(r)}
+${causesSection(r)}
 ${runErrorsSection(r)}
 ${countsSection(r)}
 ${matrixSection(r)}
@@ -389,6 +392,8 @@ a{color:var(--accent)}
 h2{font-size:1.35em;margin:1.6em 0 .5em;padding-bottom:.2em;border-bottom:2px solid var(--line)}
 h3{font-size:1.05em;margin:1.3em 0 .4em}
 .hint{color:var(--muted);margin:.2em 0 .8em;max-width:80ch}
+.cause{border:1px solid var(--line);border-radius:4px;padding:.4em .8em;margin:.4em 0;background:var(--soft)}
+.cause>summary{cursor:pointer}
 .banner{padding:26px 0 22px;border-bottom:4px solid}
 .banner.yes{background:var(--PASS-bg);border-color:var(--PASS-fg);color:var(--PASS-fg)}
 .banner.no{background:var(--FAIL-bg);border-color:var(--FAIL-fg);color:var(--FAIL-fg)}

@@ -73,7 +73,7 @@ export interface EvidenceRecord {
   startedAt?: string;
   finishedAt?: string;
   durationMs?: number;
-  notes?: { verdict: Verdict; text: string }[];
+  notes?: { verdict: Verdict; text: string; cause?: unknown; testedBy?: unknown }[];
   observations?: Record<string, unknown>;
   transient?: { op: string; kind: string; recovered: boolean }[];
   annotations?: { type: string; description?: string }[];

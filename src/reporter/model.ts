@@ -8,10 +8,12 @@ import { RULE_FAMILIES, VERDICT_ORDER, type Level, type RuleFamily, type Verdict
 import type { Waiver } from '../suite/baseline.js';
 import type { RunIdentity } from './identity.js';
 import type { Plan } from './plan.js';
+import type { Cause } from './causes.js';
+import type { Changes } from './compare.js';
 import { aggregateAvailability, type Availability, type TransientFault } from './availability.js';
 
 export const FORMAT = 'sadad-certification';
-/** 2: NOT_RUN, attempts and runs (resumed, merged packages), identity, availability, profile. */
+/** 2: NOT_RUN, INCONCLUSIVE, attempts and runs (resumed, merged packages), identity, availability, profile, causes, changes. */
 export const FORMAT_VERSION = 2;
 
 export type VerdictCounts = Record<Verdict, number>;
@@ -39,7 +41,7 @@ export interface CaseReport {
   expectation: string;
   verdict: Verdict;
   /** Every non-PASS note of the case (why it is not PASS), masked. */
-  notes: { verdict: Verdict; text: string }[];
+  notes: { verdict: Verdict; text: string; cause?: string; testedBy?: string }[];
   /** What the target did, where the case records it (rejection form, rate-limit headers, ...). */
   observation: Record<string, unknown> | null;
   waiver: { verdict: Verdict; comment: string; status: WaiverStatus } | null;
@@ -178,6 +180,10 @@ export interface CertificationReport {
   runs: RunSummary[];
   /** Cases whose verdict changed between attempts. */
   changed: ChangedVerdict[];
+  /** FAIL, ERROR and INCONCLUSIVE cases grouped by cause, most cases first. */
+  causes: Cause[];
+  /** What changed since the package named by SADAD_COMPARE (`--compare`); null without one. */
+  changes: Changes | null;
   fingerprint: Fingerprint;
   plan: { calls: Record<string, number>; estimatedSeconds: number; bound: string | null } | null;
   counts: { cases: number; byVerdict: VerdictCounts; byOperation: Record<string, VerdictCounts & { total: number }> };

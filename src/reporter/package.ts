@@ -12,6 +12,9 @@ import { maskText, registerSecret } from '../client/redact.js';
 import { loadBaseline, type Waiver } from '../suite/baseline.js';
 import { TEMP_SUFFIX, writeFileAtomic } from './atomic.js';
 import { writeChecksums } from './checksum.js';
+import { groupCauses } from './causes.js';
+import { renderJunit } from './junit.js';
+import { compareReports, loadComparison } from './compare.js';
 import { caseFromEvidence, caseNotRun, howItEnded, manifestCaseOf, maskExchange } from './collect.js';
 import { renderHtml } from './html.js';
 import { isNarrowed, type RunIdentity } from './identity.js';
@@ -174,6 +177,8 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     identity,
     runs,
     changed: changedVerdicts(cases),
+    causes: groupCauses(cases),
+    changes: null,
     fingerprint,
     plan: planSummary(plan),
     counts: buildCounts(cases),
@@ -188,6 +193,8 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     runErrors: errors,
     cases,
   };
+  const comparison = loadComparison();
+  if (comparison) report.changes = compareReports(comparison.report, report, comparison.file);
   return { report, carried };
 }
 
@@ -208,6 +215,8 @@ export function writePackage(dir: string, built: BuiltPackage): void {
   // every string was masked on its way in; the whole text once more, for secrets only known now
   writeFileAtomic(join(dir, PACKAGE_FILE), maskText(JSON.stringify(built.report, null, 2)) + '\n');
   writeFileAtomic(join(dir, 'certification.html'), maskText(renderHtml(built.report)));
+  // from the merged package, so a resumed run's junit.xml holds every case, not only the rerun ones
+  writeFileAtomic(join(dir, 'junit.xml'), maskText(renderJunit(built.report)));
   writeChecksums(dir);
 }
 

@@ -27,6 +27,8 @@ export function findingCause(op: OperationId, f: Finding): string {
     const expected = f.expected.replace(/^type /, '');
     return expected.includes(' or ') ? `${operation(op).title}: ${fieldOf(f.pointer)} answered as ${article(found)}, not ${expected}` : typeCause(op, f.pointer, expected, found);
   }
+  // a constant the answer breaks reads like the rule that checks it on its own (MessageType)
+  if (f.keyword === 'const') return `${operation(op).title}: ${fieldOf(f.pointer)} is not ${f.expected.replace(/^exactly /, '').replace(/^"(.*)"$/, '$1')}`;
   if (found === 'missing') return `${operation(op).title}: ${fieldOf(f.pointer)} missing from the answer`;
   return `${operation(op).title}: ${fieldOf(f.pointer)} not ${f.expected.replace(/\d{4,}/g, '#')}`;
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { ConfigError, configFromEnv, loadEnvFile } from '../config/index.js';
 import { startCoordinator } from '../pacer/coordinator.js';
 import { formatFaults } from '../mock/faults.js';
+import { failOnFrom, loadComparison } from '../reporter/compare.js';
 import { reportsDir } from '../paths.js';
 import { limitsOf } from './runtime.js';
 import { loadTargetData } from '../config/target-data.js';
@@ -41,6 +42,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     loadBaseline();
     caseFilter();
     profileOf();
+    loadComparison();
+    failOnFrom();
     return configFromEnv();
   });
   if (!paymentsSettled()) {

@@ -1,0 +1,115 @@
+/**
+ * Regression runs: failures grouped by cause (one systemic deviation reads as one cause, two as
+ * two), a refused precondition gives INCONCLUSIVE naming the case that tests it, and a comparison
+ * with a previous package lists what changed, in the JSON, the HTML (opened in Debian Chromium) and
+ * the exit code under both SADAD_FAIL_ON values.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { SCHEMAS_DIR } from '../../src/paths.js';
+import type { CertificationReport } from '../../src/reporter/model.js';
+import { certify } from './helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+test.describe.configure({ mode: 'default', timeout: 300_000 });
+test.use({
+  browserName: 'chromium',
+  launchOptions: { executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] },
+});
+
+const FAST = { MOCK_RATE_LIMIT_BILL: '60', MOCK_RATE_LIMIT_MOI: '60', SADAD_SEED: '20261123' };
+const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as CertificationReport;
+const validate = new Ajv2020({ strict: false, allErrors: true }).compile(JSON.parse(readFileSync(join(SCHEMAS_DIR, 'certification.schema.json'), 'utf8')));
+
+test('one systemic deviation reads as one cause; two defects as two causes', async () => {
+  const one = await certify({ ...FAST, MOCK_DEFECTS: 'list-as-object', SADAD_CASES: 'bill-payment.res.*,bill-payment.flow.*,moi-payment.res.*' });
+  const r1 = readReport(one.reportsDir);
+  expect(validate(r1), JSON.stringify(validate.errors)).toBe(true);
+  const failing = r1.cases.filter((c) => c.verdict === 'FAIL').map((c) => c.id).sort();
+  expect(failing.length).toBeGreaterThan(1);
+  expect(r1.causes).toHaveLength(1);
+  expect(r1.causes[0]!.signature).toBe('Bill Payment: TransactionData answered as an object, not an array');
+  expect([...r1.causes[0]!.cases].sort()).toEqual(failing);
+  expect(one.output).toContain('Causes (1), most cases first:');
+
+  const two = await certify({ ...FAST, MOCK_DEFECTS: 'list-as-object,message-type-wrong', SADAD_CASES: 'bill-payment.res.*,bill-payment.flow.*,moi-payment.res.*' });
+  const r2 = readReport(two.reportsDir);
+  expect(r2.causes.map((c) => c.signature).sort()).toEqual(['Bill Payment: TransactionData answered as an object, not an array', 'MOI Fee Payment: MessageType is not SADADMOI']);
+  expect(r2.causes.flatMap((c) => c.cases).sort()).toEqual(r2.cases.filter((c) => c.verdict === 'FAIL').map((c) => c.id).sort());
+});
+
+test('enquiries whose success reads as failure: FAIL where acceptance is the rule, INCONCLUSIVE on what is built on them, one cause each', async ({ page }) => {
+  const run = await certify({ ...FAST, MOCK_DEFECTS: 'enquiry-success-failing', SADAD_CASES: 'bill-enquiry.res.*,bill-payment.flow.*,bill-payment.dup.replay,bill-payment.req.Amount.missing' });
+  const r = readReport(run.reportsDir);
+  expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
+  const verdict = (id: string) => r.cases.find((c) => c.id === id)?.verdict;
+  expect(verdict('bill-enquiry.res.schema')).toBe('FAIL');
+  for (const id of ['bill-enquiry.res.MessageType', 'bill-enquiry.res.echo', 'bill-payment.flow.partial', 'bill-payment.flow.exact', 'bill-payment.dup.replay', 'bill-payment.req.Amount.missing']) {
+    expect(verdict(id), id).toBe('INCONCLUSIVE');
+    const note = r.cases.find((c) => c.id === id)!.notes.find((n) => n.verdict === 'INCONCLUSIVE')!;
+    expect(note.testedBy).toBe('bill-enquiry.res.schema');
+  }
+  expect(r.outcome.certifies).toBe(false);
+  expect(r.counts.byVerdict.INCONCLUSIVE).toBeGreaterThan(5);
+  const signatures = r.causes.map((c) => c.signature);
+  expect(signatures).toEqual(['precondition: Bill Enquiry not accepted: HTTP 200 with a failing in-band status', 'Bill Enquiry not accepted: HTTP 200 with a failing in-band status']);
+  expect(r.causes[0]!.testedBy).toEqual(['bill-enquiry.res.schema']);
+  // junit: INCONCLUSIVE blocks like ERROR
+  const junit = readFileSync(join(run.reportsDir, 'junit.xml'), 'utf8');
+  expect(junit).toMatch(/<error [^>]*type="INCONCLUSIVE"/);
+  expect(junit).toMatch(/<failure [^>]*type="FAIL"/);
+  await page.goto(`file://${join(run.reportsDir, 'certification.html')}`);
+  await expect(page.locator('#causes h2')).toHaveText('Causes (2)');
+  await expect(page.locator('#causes details').first()).toContainText('precondition: Bill Enquiry not accepted');
+  await expect(page.locator('#causes details').first()).toContainText('tested directly by bill-enquiry.res.schema');
+});
+
+test('a comparison with the previous run: in-band errors and a defect show as changes; SADAD_FAIL_ON decides the exit code', async ({ page }) => {
+  const before = await certify({ SADAD_SEED: '7' });
+  expect(before.code, before.output.slice(-1500)).toBe(0);
+  const previous = join(before.reportsDir, 'certification.json');
+
+  const after = await certify({ SADAD_SEED: '7', MOCK_ERRORS: 'in-band', SADAD_FAIL_ON: 'fail' }, ['--compare', previous]);
+  expect(after.code, 'certifies, and FAIL_ON=fail looks at verdicts only').toBe(0);
+  const r = readReport(after.reportsDir);
+  expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
+  expect(r.changes).not.toBeNull();
+  const forms = r.changes!.behaviour.filter((b) => b.topic === 'rejection form');
+  expect(forms.map((f) => f.operation).sort()).toEqual(['bill-enquiry', 'bill-payment', 'moi-enquiry', 'moi-payment']);
+  expect(forms[0]!.previous).toContain('HTTP 400');
+  expect(forms[0]!.current).toContain('in-band');
+  expect(r.changes!.count).toBe(r.changes!.verdicts.length + r.changes!.added.length + r.changes!.removed.length + r.changes!.behaviour.length);
+  expect(after.output).toMatch(/Changes since .*: \d+/);
+
+  // the same package, judged under FAIL_ON=change: any change fails the run (rebuilt, nothing sent)
+  const env = { SADAD_REPORTS_DIR: after.reportsDir, SADAD_COMPARE: previous };
+  const asFail = await certify({ ...env, SADAD_FAIL_ON: 'fail' }, ['--report'], join(after.reportsDir, '..'));
+  expect(asFail.code).toBe(0);
+  const asChange = await certify({ ...env, SADAD_FAIL_ON: 'change' }, ['--report'], join(after.reportsDir, '..'));
+  expect(asChange.code).toBe(1);
+
+  await page.goto(`file://${join(after.reportsDir, 'certification.html')}`);
+  await expect(page.locator('#changes h2')).toContainText('Changes since');
+  await expect(page.locator('#changes')).toContainText('rejection form');
+  await expect(page.locator('#changes')).toContainText('in-band');
+
+  // a defect: a verdict newly failing, and FAIL_ON=fail already fails the run
+  const narrowed = { ...FAST, SADAD_CASES: 'moi-payment.res.*' };
+  const base = await certify(narrowed);
+  const broken = await certify({ ...narrowed, MOCK_DEFECTS: 'message-type-wrong' }, ['--compare', join(base.reportsDir, 'certification.json')]);
+  expect(broken.code).toBe(1);
+  const rb = readReport(broken.reportsDir);
+  // MessageType is a constant of the schema too: both rules catch it
+  expect(rb.changes!.verdicts.map((v) => `${v.case} ${v.kind} ${v.current}`).sort()).toEqual(['moi-payment.res.MessageType newly failing FAIL', 'moi-payment.res.schema newly failing FAIL']);
+  expect(rb.changes!.fingerprint.map((f) => f.field)).toContain('target profile');
+  expect(broken.output).toMatch(/2 newly failing: .*moi-payment\.res\.MessageType \(PASS -> FAIL\)/);
+});
+
+test('--compare with a file that is no certification package stops before anything is sent, naming the variable', async () => {
+  const run = await certify({}, ['--compare', join(SCHEMAS_DIR, 'common.schema.json')]);
+  expect(run.code).toBe(2);
+  expect(run.output).toContain('Configuration error: SADAD_COMPARE:');
+  expect(run.output).toContain('Nothing was sent');
+});
