@@ -275,7 +275,7 @@ test.describe('CI templates', () => {
     // a guard against a checker that silently finds nothing to check
     const gh = load(read(GITHUB)).value;
     const ghCommands = Object.values(gh.jobs as Obj).flatMap((j) => (isObj(j) && Array.isArray(j.steps) ? j.steps : [])).flatMap((s) => (isObj(s) && typeof s.run === 'string' ? simpleCommands(s.run) : []));
-    expect(ghCommands.map((w) => w.join(' '))).toEqual(expect.arrayContaining(['npm ci', 'npm run certify', 'npm run certify -- --list', 'npm run certify -- --resume']));
+    expect(ghCommands.map((w) => w.join(' '))).toEqual(expect.arrayContaining(['npm ci', 'npm run certify', 'npm run certify -- --list']));
     expect(pathWords(ghCommands)).toContain('previous/certification.json');
     expect(pathValues(gh.jobs as Json)).toEqual(expect.arrayContaining(['reports/', 'reports/junit.xml', 'previous']));
     const gl = load(read(GITLAB)).value;
@@ -284,7 +284,7 @@ test.describe('CI templates', () => {
     expect([...read(GITHUB).matchAll(VARIABLE)].length).toBeGreaterThan(5);
     expect(ctx.documented).toContain('SADAD_BASE_URL');
     expect(ctx.documented).toContain('MOCK_DEFECTS');
-    expect(ctx.certifyFlags('--resume') && ctx.certifyFlags('--list') && ctx.certifyFlags('--rerun-failed') && ctx.certifyFlags('--report')).toBe(true);
+    expect(ctx.certifyFlags('--resume') && ctx.certifyFlags('--list') && ctx.certifyFlags('--rerun-failed') && ctx.certifyFlags('--report') && ctx.certifyFlags('--compare')).toBe(true);
     expect(ctx.certifyFlags('--no-such-flag')).toBe(false);
   });
 
@@ -306,7 +306,7 @@ test.describe('CI templates', () => {
     const withDocumentedOnly = checkGithub(edit(github, 'SADAD_PROFILE: smoke', 'SADAD_DOCUMENTED_ONLY: x'), documentedOnly);
     expectProblem(withDocumentedOnly, /read nowhere.*SADAD_DOCUMENTED_ONLY/);
     expect(withDocumentedOnly.filter((p) => /not documented.*SADAD_DOCUMENTED_ONLY/.test(p))).toEqual([]);
-    expectProblem(checkGithub(edit(github, 'npm run certify -- --resume', 'npm run certify -- --resume-all'), ctx), /--resume-all is neither certify's/);
+    expectProblem(checkGithub(edit(github, 'npm run certify -- --list', 'npm run certify -- --resume-all'), ctx), /--resume-all is neither certify's/);
     expectProblem(checkGithub(edit(github, 'npm run certify -- --list', 'npm run certify -- --list --workers=2 --frobnicate'), ctx), /--frobnicate is neither/);
     expectProblem(checkGithub(edit(github, 'actions/checkout@v4', 'actions/checkout@main'), ctx), /actions\/checkout@main` is not pinned/);
     expectProblem(checkGithub(edit(github, 'uses: actions/setup-node@v4', 'uses: actions/setup-node'), ctx), /actions\/setup-node` is not pinned/);
@@ -318,7 +318,7 @@ test.describe('CI templates', () => {
     expectProblem(checkGithub(edit(github, 'on:\n', 'on:\n  push:\n'), ctx), /^YAML: /);
 
     expectProblem(checkGitlab(edit(gitlab, '- npm run certify -- --list', '- npm run certify:smoke'), ctx), /no npm script "certify:smoke"/);
-    expectProblem(checkGitlab(edit(gitlab, 'npm run certify -- --resume', 'npm run certify -- --resum'), ctx), /--resum is neither/);
+    expectProblem(checkGitlab(edit(gitlab, 'npm run certify -- --list', 'npm run certify -- --resum'), ctx), /--resum is neither/);
     expectProblem(checkGitlab(edit(gitlab, 'SADAD_PROFILE: smoke', 'SADAD_PROFILE: smoke\n    PROVE_NOTHING: "1"'), ctx), /not documented.*PROVE_NOTHING/);
     expectProblem(checkGitlab(edit(gitlab, 'junit: reports/junit.xml', 'junit: reports/junit-report.xml'), ctx), /not reports\/junit.xml/);
     expectProblem(checkGitlab(edit(gitlab, /\n\s+when: always/, ''), ctx), /`artifacts:when` is not `always`/);
