@@ -27,6 +27,8 @@ export interface Rejection {
   code: string;
   message: string;
   detail?: ErrorDetail;
+  /** Always answered in-band (HTTP 200, failing status), also when MOCK_ERRORS=http. */
+  inBand?: boolean;
 }
 
 export const REJECTIONS = {
@@ -35,6 +37,7 @@ export const REJECTIONS = {
   alreadyPaid: (what: string): Rejection => ({ status: 422, code: 'MW-003', message: `${what} already paid` }),
   amountNotAllowed: (why: string): Rejection => ({ status: 422, code: 'MW-004', message: `Amount not allowed: ${why}` }),
   feeMismatch: (why: string): Rejection => ({ status: 422, code: 'MW-005', message: `Fee reference or due amount mismatch: ${why}` }),
+  billerUnavailable: (): Rejection => ({ status: 200, code: 'MW-006', message: 'Biller system unavailable, try again later', inBand: true }),
   duplicate: (): Rejection => ({ status: 409, code: 'MW-409-DUPLICATE', message: 'Duplicate transaction: SequenceNumber already used by an accepted payment' }),
   validation: (): Rejection => ({ status: 400, code: 'MW-400-VALIDATION', message: 'Request does not match the contract' }),
 };

@@ -7,7 +7,7 @@ import type { FaultCounts } from './faults.js';
 import { resolveMockOptions, type MockOptions } from './options.js';
 
 export { defaultMockOptions, mockOptionsFromEnv, resolveMockOptions, type ErrorMode, type MockOptions, type ResponseStyle } from './options.js';
-export { BILL_AMOUNT_RANGE, BILL_MAGIC, BILL_STATUS, MAGIC_VALUES, MOI_MAGIC, MOI_PAID_STATUS_DETAIL, SUCCESS_STATUS_DETAIL } from './magic.js';
+export { BILL_AMOUNT_RANGE, BILL_MAGIC, BILL_STATUS, DEFAULT_LATE_ANSWER_MS, MAGIC_VALUES, MOI_MAGIC, MOI_PAID_STATUS_DETAIL, SCENARIO_MAGIC, SCENARIO_RETRY_AFTER_SECONDS, SUCCESS_STATUS_DETAIL, scenarioOf } from './magic.js';
 export { SIGNATURE_HEADER } from './auth.js';
 export { TOKEN_PATH } from './token.js';
 export { BODY_LIMIT, buildMockServer } from './server.js';

@@ -19,6 +19,33 @@ export const MOI_MAGIC = {
   alreadyPaid: '9200',
 } as const;
 
+/**
+ * Scenario suffixes on a bill account (AccountNumber / BillAccountID) that make the mock behave
+ * like a real deployment's bad moments, so that a client's integration can be seen handling them
+ * (scenarios.ts). The bill itself is an ordinary one.
+ */
+export const SCENARIO_MAGIC = {
+  /** HTTP 200 whose entry carries a failing status (the biller's system is unavailable), whatever MOCK_ERRORS says. */
+  inBandFailure: '9500',
+  /** The first call of each operation for the account gets HTTP 429 with `Retry-After`. */
+  rateLimited: '9429',
+  /** The first call of each operation for the account gets HTTP 503 and has no effect. */
+  unavailable: '9503',
+  /** The first bill payment of the account takes effect, but its answer is held for `lateAnswerMs`. */
+  lateAnswer: '9408',
+} as const;
+export type ScenarioMagic = keyof typeof SCENARIO_MAGIC;
+
+export function scenarioOf(account: string): ScenarioMagic | null {
+  const tail = account.slice(-4);
+  return (Object.keys(SCENARIO_MAGIC) as ScenarioMagic[]).find((k) => SCENARIO_MAGIC[k] === tail) ?? null;
+}
+
+/** `Retry-After` of the `rateLimited` scenario's 429, in seconds. */
+export const SCENARIO_RETRY_AFTER_SECONDS = 2;
+/** How long the `lateAnswer` scenario holds a payment's answer by default (longer than a client's usual timeout). */
+export const DEFAULT_LATE_ANSWER_MS = 30_000;
+
 export type BillCase = 'ordinary' | keyof typeof BILL_MAGIC;
 export type MoiCase = 'ordinary' | keyof typeof MOI_MAGIC;
 
@@ -56,6 +83,10 @@ export const MAGIC_VALUES = [
   { scope: 'bill', suffix: BILL_MAGIC.expired, case: 'expired', enquiry: 'answered: BillStatus BillExpired, DueDate and ExpiryDate in the past', payment: 'rejected MW-002 (expired)' },
   { scope: 'bill', suffix: BILL_MAGIC.alreadyPaid, case: 'alreadyPaid', enquiry: 'answered: AmountDue 0, BillStatus BillPaid', payment: 'rejected MW-003 (already paid)' },
   { scope: 'bill', suffix: BILL_MAGIC.exactPaymentOnly, case: 'exactPaymentOnly', enquiry: 'answered: an ordinary unpaid bill', payment: 'only the exact AmountDue is accepted; a partial payment is rejected MW-004' },
+  { scope: 'bill', suffix: SCENARIO_MAGIC.inBandFailure, case: 'inBandFailure', enquiry: 'HTTP 200 with a failing status MW-006 (biller unavailable), also with MOCK_ERRORS=http', payment: 'the same; nothing is debited' },
+  { scope: 'bill', suffix: SCENARIO_MAGIC.rateLimited, case: 'rateLimited', enquiry: `the first call for the account gets HTTP 429, Retry-After ${SCENARIO_RETRY_AFTER_SECONDS}`, payment: 'the same, per operation' },
+  { scope: 'bill', suffix: SCENARIO_MAGIC.unavailable, case: 'unavailable', enquiry: 'the first call for the account gets HTTP 503 (no effect)', payment: 'the same, per operation: nothing is debited' },
+  { scope: 'bill', suffix: SCENARIO_MAGIC.lateAnswer, case: 'lateAnswer', enquiry: 'an ordinary bill', payment: 'the first payment is debited, its answer held for lateAnswerMs (MOCK_LATE_ANSWER_MS, default 30 s)' },
   { scope: 'moi', suffix: MOI_MAGIC.notFound, case: 'notFound', enquiry: 'rejected MW-001 (not found)', payment: 'rejected MW-001 (not found)' },
   { scope: 'moi', suffix: MOI_MAGIC.expired, case: 'expired', enquiry: 'rejected MW-002 (expired)', payment: 'rejected MW-002 (expired)' },
   { scope: 'moi', suffix: MOI_MAGIC.alreadyPaid, case: 'alreadyPaid', enquiry: `answered: DueAmount 0, StatusDetail "${MOI_PAID_STATUS_DETAIL}"`, payment: 'rejected MW-003 (already paid)' },

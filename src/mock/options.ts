@@ -11,8 +11,9 @@ import { ConfigError, headerPrefixFrom, SPEC_PREFIX, tagPrefixFrom } from '../co
 import { DEFAULT_RATE_WINDOW_SECONDS, operations } from '../contract/catalogue.js';
 import { ROOT } from '../paths.js';
 import { checkDefects, parseDefects } from './defects.js';
-import { checkFaults, parseFaults, type FaultSettings } from './faults.js';
+import { checkFaults, HANG_LIMIT_MS, parseFaults, type FaultSettings } from './faults.js';
 import { LIMITER_KINDS, type LimiterKind } from './limiters.js';
+import { DEFAULT_LATE_ANSWER_MS } from './magic.js';
 
 export type ResponseStyle = 'sample' | 'table';
 export type ErrorMode = 'http' | 'in-band';
@@ -50,6 +51,8 @@ export interface MockOptions {
   limiter?: LimiterKind;
   /** Gateway-like faults (faults.ts), by the part names of MOCK_FAULTS; none when empty. */
   faults?: FaultSettings;
+  /** How long the `lateAnswer` scenario (magic.ts) holds a payment's answer, in ms (MOCK_LATE_ANSWER_MS). */
+  lateAnswerMs?: number;
 }
 
 const defaultLimit = (group: 'bill' | 'moi') => operations.find((o) => o.rateGroup === group)!.defaultRateLimit;
@@ -73,6 +76,7 @@ export function defaultMockOptions(): MockOptions {
     defects: [],
     limiter: 'fixed',
     faults: {},
+    lateAnswerMs: DEFAULT_LATE_ANSWER_MS,
   };
 }
 
@@ -122,6 +126,7 @@ export function mockOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): MockOp
     defects: parseDefects(env.MOCK_DEFECTS),
     limiter: oneOf(env, 'MOCK_LIMITER', LIMITER_KINDS, d.limiter ?? 'fixed'),
     faults: parseFaults(env.MOCK_FAULTS),
+    lateAnswerMs: positiveInteger(env, 'MOCK_LATE_ANSWER_MS', d.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS),
   };
   if (!unset(keyPath)) options.signaturePublicKeyPem = readPublicKeyPem(keyPath.trim());
   return options;
@@ -148,5 +153,6 @@ export function resolveMockOptions(partial: Partial<MockOptions> = {}): MockOpti
   if (o.limiter !== undefined && !LIMITER_KINDS.includes(o.limiter)) bad('limiter', `must be one of ${LIMITER_KINDS.join(', ')}, got ${JSON.stringify(o.limiter)}`);
   if (o.faults !== undefined && (o.faults === null || typeof o.faults !== 'object' || Array.isArray(o.faults))) bad('faults', 'must be an object of MOCK_FAULTS parts, e.g. { 503: 0.02, latency: 120 }');
   checkFaults(o.faults ?? {}, 'faults');
+  if (o.lateAnswerMs !== undefined && !(Number.isInteger(o.lateAnswerMs) && o.lateAnswerMs >= 0 && o.lateAnswerMs <= HANG_LIMIT_MS)) bad('lateAnswerMs', `must be whole milliseconds 0-${HANG_LIMIT_MS}, got ${o.lateAnswerMs}`);
   return o;
 }

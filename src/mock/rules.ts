@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Fields } from '../contract/message.js';
 import type { Defects } from './defects.js';
 import { REJECTIONS, type Rejection } from './errors.js';
+import { scenarioOf } from './magic.js';
 import type { Bill, FeeSubject, MockState } from './state.js';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; rejection: Rejection; value?: T };
@@ -59,6 +60,7 @@ function receipt(state: MockState, paidCents: number): Receipt {
 
 export function billEnquiry(ctx: EntryContext, entry: Fields): Outcome<Bill> {
   const account = str(entry, 'AccountNumber');
+  if (scenarioOf(account) === 'inBandFailure') return reject(REJECTIONS.billerUnavailable(), `${ctx.pointer}/AccountNumber`, 'a biller that answers', 'the biller system is unavailable');
   const bill = ctx.state.bill(ctx.company, str(entry, 'BillerId'), account);
   if (!bill) return reject(REJECTIONS.notFound('Bill'), `${ctx.pointer}/AccountNumber`, 'an existing bill account', JSON.stringify(account));
   return { ok: true, value: { ...bill } };
@@ -103,6 +105,7 @@ function isPartial(ctx: EntryContext, entry: Fields): boolean {
 function payBill(ctx: EntryContext, entry: Fields, sequence: string): Outcome<BillReceipt> {
   const { state, company, pointer } = ctx;
   const account = str(entry, 'BillAccountID');
+  if (scenarioOf(account) === 'inBandFailure') return reject(REJECTIONS.billerUnavailable(), `${pointer}/BillAccountID`, 'a biller that answers', 'the biller system is unavailable');
   const bill = state.bill(company, str(entry, 'BillerId'), account);
   if (!bill) return reject(REJECTIONS.notFound('Bill'), `${pointer}/BillAccountID`, 'an existing bill account', JSON.stringify(account));
   const snapshot = (): BillReceipt => ({ bill: { ...bill }, paidCents: 0, paymentRefNumber: '', sadadRqUid: '', bankReference: '', sadadReference: '' });

@@ -21,8 +21,10 @@ import { errorBody, malformed, MockError, REJECTIONS, type Rejection } from './e
 import { Faults } from './faults.js';
 import type { MockOptions } from './options.js';
 import { rateLimitFor, registerRateLimiter } from './rate-limit.js';
+import { DEFAULT_LATE_ANSWER_MS } from './magic.js';
 import { failedEntries, renderResponse, type ItemResult } from './responses.js';
 import { billEnquiry, billPayment, moiEnquiry, moiPayment, type EntryContext, type Outcome } from './rules.js';
+import { Scenarios } from './scenarios.js';
 import { MockState } from './state.js';
 import { registerTokenEndpoint, TokenIssuer } from './token.js';
 import { validate } from './validation.js';
@@ -124,6 +126,7 @@ export async function buildMockServer(options: MockOptions): Promise<MockServer>
   const defects = new Defects(options.defects);
   const auth = new Authenticator(options, tokens, defects);
   const faults = new Faults(options.faults ?? {}, tokens);
+  const scenarios = new Scenarios(options.tagPrefix, options.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS);
 
   // Only JSON is a request body here; `__proto__` and `constructor.prototype` keys are dropped while parsing.
   app.removeAllContentTypeParsers();
@@ -177,13 +180,15 @@ export async function buildMockServer(options: MockOptions): Promise<MockServer>
 
   for (const op of operations) {
     const injected = faults.hooks(op.id);
+    const scenario = scenarios.hooks(op);
     app.route({
       method: 'POST',
       url: op.path,
       config: { rateLimit: rateLimitFor(op, options, defects) },
       onRequest: [...injected.onRequest, async (req) => { req.company = auth.checkHeaders(op, req.headers); }],
-      onSend: injected.onSend,
+      onSend: [scenario.onSend, ...injected.onSend],
       preValidation: async (req) => auth.checkSignature(req.body, req.headers),
+      preHandler: scenario.preHandler,
       // No await from here on: a payment's duplicate check and its debit happen in one tick
       // (answer() awaits only a rule that yields, which only a defect does).
       handler: async (req, reply) => reply.code(200).send(await answer(op, req)),
@@ -223,7 +228,7 @@ export async function buildMockServer(options: MockOptions): Promise<MockServer>
     const failed = outcomes.filter((o): o is Extract<Outcome<unknown>, { ok: false }> => !o.ok);
     // In http mode a request whose entries all failed is an HTTP error. Once any entry succeeded
     // (a payment may have debited) the answer must carry it, so failures beside it go in-band.
-    if (options.errors === 'http' && failed.length > 0 && failed.length === outcomes.length) {
+    if (options.errors === 'http' && failed.length > 0 && failed.length === outcomes.length && !failed.some((f) => f.rejection.inBand)) {
       const first = failed[0]!.rejection;
       throw new MockError(first.status, first.code, first.message, failed.flatMap((f) => (f.rejection.detail ? [f.rejection.detail] : [])));
     }
