@@ -38,6 +38,15 @@ export const invalidToken = () => unauthorized(
   { 'www-authenticate': 'Bearer realm="sadad-mock", error="invalid_token"' },
 );
 
+/** Whether `signature` (base64) is an RSA-SHA256 signature of `JSON.stringify(message)` under `key`. */
+export function verifiesMessage(message: unknown, signature: string, key: KeyObject): boolean {
+  try {
+    return /^[A-Za-z0-9+/]+={0,2}$/.test(signature) && verify('sha256', Buffer.from(JSON.stringify(message)), key, Buffer.from(signature, 'base64'));
+  } catch {
+    return false; // a signature of the wrong size for the key: not a valid signature
+  }
+}
+
 export class Authenticator {
   private readonly publicKey?: KeyObject;
 
@@ -113,13 +122,6 @@ export class Authenticator {
     if (message === undefined) return;
     const signature = headerValue(headers, SIGNATURE_HEADER);
     if (signature === undefined) throw present(SIGNATURE_HEADER);
-    let ok = false;
-    try {
-      ok = /^[A-Za-z0-9+/]+={0,2}$/.test(signature)
-        && verify('sha256', Buffer.from(JSON.stringify(message)), this.publicKey, Buffer.from(signature, 'base64'));
-    } catch {
-      ok = false; // a signature of the wrong size for the key: not a valid signature
-    }
-    if (!ok) throw unauthorized({ pointer: `header:${SIGNATURE_HEADER}`, expected: 'base64 RSA-SHA256 signature of JSON.stringify(Message)', found: 'a signature that does not verify' });
+    if (!verifiesMessage(message, signature, this.publicKey)) throw unauthorized({ pointer: `header:${SIGNATURE_HEADER}`, expected: 'base64 RSA-SHA256 signature of JSON.stringify(Message)', found: 'a signature that does not verify' });
   }
 }

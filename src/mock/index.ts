@@ -2,7 +2,7 @@
  * The mock service (design.md §7): a faithful, stateful stand-in of the four operations, the
  * suite's default target and a local sandbox for client developers.
  */
-import { buildMockServer } from './server.js';
+import { buildMockServer, type MockExtras } from './server.js';
 import type { FaultCounts } from './faults.js';
 import { resolveMockOptions, type MockOptions } from './options.js';
 
@@ -10,7 +10,7 @@ export { defaultMockOptions, mockOptionsFromEnv, resolveMockOptions, type ErrorM
 export { BILL_AMOUNT_RANGE, BILL_MAGIC, BILL_STATUS, DEFAULT_LATE_ANSWER_MS, MAGIC_VALUES, MOI_MAGIC, MOI_PAID_STATUS_DETAIL, SCENARIO_MAGIC, SCENARIO_RETRY_AFTER_SECONDS, SUCCESS_STATUS_DETAIL, scenarioOf } from './magic.js';
 export { SIGNATURE_HEADER } from './auth.js';
 export { TOKEN_PATH } from './token.js';
-export { BODY_LIMIT, buildMockServer } from './server.js';
+export { BODY_LIMIT, buildMockServer, type MockExtras } from './server.js';
 export { DEFECT_CATALOGUE, DEFECT_FAMILIES, KNOWN_DEFECTS, type Defect, type DefectFamily, type DefectName, type DefectSpec } from './defects.js';
 export type { ErrorBody, ErrorDetail } from './errors.js';
 export { FAULT_KINDS, FAULT_PARTS, HANG_LIMIT_MS, formatFaults, parseFaults, type FaultCounts, type FaultKind, type FaultSettings } from './faults.js';
@@ -30,9 +30,9 @@ export interface RunningMock {
  * Starts a mock. Options not given take the built-in defaults, not the environment: pass
  * `mockOptionsFromEnv()` for the configured behaviour. `port: 0` picks a free port.
  */
-export async function startMock(options: Partial<MockOptions> = {}): Promise<RunningMock> {
+export async function startMock(options: Partial<MockOptions> = {}, extras: MockExtras = {}): Promise<RunningMock> {
   const resolved = resolveMockOptions(options);
-  const { app, faults } = await buildMockServer(resolved);
+  const { app, faults } = await buildMockServer(resolved, extras);
   await app.listen({ host: resolved.host, port: resolved.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : resolved.port;

@@ -14,6 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Operation } from '../contract/catalogue.js';
 import { requestItems, type Fields } from '../contract/message.js';
 import { MockError } from './errors.js';
+import '../judge/traffic.js'; // FastifyRequest.scenario
 import { SCENARIO_RETRY_AFTER_SECONDS, scenarioOf, type ScenarioMagic } from './magic.js';
 
 /** Accounts remembered per scenario; past this the oldest are dropped (a long serve stays bounded). */
@@ -61,12 +62,17 @@ export class Scenarios {
         for (const account of accountsOf(op, req.body, this.tagPrefix)) {
           const scenario = scenarioOf(account);
           if (scenario === 'rateLimited' && this.first(req.company, op, account, scenario)) {
+            req.scenario = scenario;
             throw new MockError(429, 'MW-429', `Too many requests for ${op.title}: retry after ${SCENARIO_RETRY_AFTER_SECONDS} s`, undefined, { 'retry-after': String(SCENARIO_RETRY_AFTER_SECONDS) });
           }
           if (scenario === 'unavailable' && this.first(req.company, op, account, scenario)) {
+            req.scenario = scenario;
             throw new MockError(503, 'MW-503', 'Service unavailable: try again later');
           }
-          if (scenario === 'lateAnswer' && op.id === 'bill-payment' && this.first(req.company, op, account, scenario)) req.heldAnswer = true;
+          if (scenario === 'lateAnswer' && op.id === 'bill-payment' && this.first(req.company, op, account, scenario)) {
+            req.heldAnswer = true;
+            req.scenario = scenario;
+          }
         }
       },
       onSend: async (req: FastifyRequest, _reply: FastifyReply, payload: unknown) => {

@@ -25,6 +25,7 @@ import { DEFAULT_LATE_ANSWER_MS } from './magic.js';
 import { failedEntries, renderResponse, type ItemResult } from './responses.js';
 import { billEnquiry, billPayment, moiEnquiry, moiPayment, type EntryContext, type Outcome } from './rules.js';
 import { Scenarios } from './scenarios.js';
+import type { TrafficRecorder } from '../judge/traffic.js';
 import { MockState } from './state.js';
 import { registerTokenEndpoint, TokenIssuer } from './token.js';
 import { validate } from './validation.js';
@@ -118,8 +119,14 @@ export interface MockServer {
   faults: Faults;
 }
 
-export async function buildMockServer(options: MockOptions): Promise<MockServer> {
+/** What a caller adds to the app: a recorder of the traffic (certify-client's judge). */
+export interface MockExtras {
+  recorder?: TrafficRecorder;
+}
+
+export async function buildMockServer(options: MockOptions, extras: MockExtras = {}): Promise<MockServer> {
   const app = Fastify({ logger: false, bodyLimit: READ_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true });
+  extras.recorder?.attach(app);
   const state = new MockState();
   const tokens = new TokenIssuer(options.tokenLifetimeSeconds);
   // Each place that can misbehave on purpose gets the defects and asks `defects.has(name)` there.
@@ -131,7 +138,10 @@ export async function buildMockServer(options: MockOptions): Promise<MockServer>
   // Only JSON is a request body here; `__proto__` and `constructor.prototype` keys are dropped while parsing.
   app.removeAllContentTypeParsers();
   const parseJson = app.getDefaultJsonParser('remove', 'remove');
-  const json: typeof parseJson = (req, body, done) => (Buffer.byteLength(String(body)) > BODY_LIMIT ? done(tooLarge(), undefined) : parseJson(req, body, done));
+  const json: typeof parseJson = (req, body, done) => {
+    req.rawBody = String(body); // for a judge's recorder (judge/traffic.ts)
+    return Buffer.byteLength(String(body)) > BODY_LIMIT ? done(tooLarge(), undefined) : parseJson(req, body, done);
+  };
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: READ_LIMIT }, !defects.has('proto-keys-500') ? json : (req, body, done) => {
     // defect: bill payments feed prototype keys into code that crashes on them
     if (req.routeOptions.url === pathOf('bill-payment') && PROTOTYPE_KEY.test(String(body))) return done(new TypeError('Cannot convert object to primitive value'), undefined);

@@ -32,10 +32,13 @@
  * read), and `<testsuites>` no `skipped` or `timestamp` attribute (those are on each `<testsuite>`);
  * `hostname` is optional and left out: the report does not say where the run ran.
  */
-import type { CaseReport, CertificationReport } from './model.js';
+import type { CaseReport, CertificationReport, Fingerprint } from './model.js';
 
-/** What the rendering reads of the report (a whole `CertificationReport` will do). */
-export type JunitSource = Pick<CertificationReport, 'cases' | 'fingerprint' | 'matrix' | 'outcome' | 'runs'>;
+/** What the rendering reads of the report (a whole `CertificationReport` will do; so does the client package's). */
+export type JunitSource = Pick<CertificationReport, 'cases' | 'matrix' | 'runs'> & {
+  fingerprint: Partial<Fingerprint>;
+  outcome: Partial<CertificationReport['outcome']>;
+};
 
 /** Most characters (code points) of a `message` attribute. */
 export const MESSAGE_MAX = 500;
