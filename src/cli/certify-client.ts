@@ -16,7 +16,7 @@
  *   --duration <seconds>  without a command: serve this long, then judge (default: until Ctrl-C)
  *   --operations <list>   operations the integration is certified for (default all four)
  *   --late-answer-ms <n>  how long the late-answer scenario holds a payment's answer (default 30000)
- *   --env-file <path>     where to write the client's variables (default .env.client)
+ *   --client-env <path>     where to write the client's variables (default .env.client)
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, realpathSync, writeFileSync } from 'node:fs';
@@ -40,7 +40,7 @@ const OPTIONS = {
   duration: { type: 'string' },
   operations: { type: 'string' },
   'late-answer-ms': { type: 'string' },
-  'env-file': { type: 'string' },
+  'client-env': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -81,7 +81,7 @@ export function parseCertifyClientArgs(args: string[]): CertifyClientArgs {
     throw new ConfigError('arguments', (e as Error).message);
   }
   const flags = Object.fromEntries(Object.entries(values).map(([k, v]) => [`--${k}`, typeof v === 'string' ? v : undefined]));
-  const out: CertifyClientArgs = { envFile: resolve(String(values['env-file'] ?? '.env.client')), command, help: values.help === true };
+  const out: CertifyClientArgs = { envFile: resolve(String(values['client-env'] ?? '.env.client')), command, help: values.help === true };
   if (values.upstream !== undefined) {
     let u: URL;
     try { u = new URL(String(values.upstream)); } catch { throw new ConfigError('--upstream', `must be an http(s) URL, got ${JSON.stringify(values.upstream)}`); }
@@ -149,7 +149,7 @@ function serve(seconds: number | undefined): Promise<string> {
 }
 
 const HELP = `usage: npm run certify-client -- [--upstream <url>] [--window <s>] [--port <n>] [--duration <s>]
-                                   [--operations <list>] [--late-answer-ms <ms>] [--env-file <path>] [--] [<client command...>]`;
+                                   [--operations <list>] [--late-answer-ms <ms>] [--client-env <path>] [--] [<client command...>]`;
 
 export async function main(argv: string[]): Promise<number> {
   let args: CertifyClientArgs;

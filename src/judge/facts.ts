@@ -23,7 +23,7 @@ export interface Entry {
 export interface CallFacts {
   rec: TrafficRecord;
   op: Operation;
-  /** The parsed body; undefined when it is not JSON. */
+  /** The parsed body; undefined when it is not JSON (or was not read: `rec.body` null). */
   json: unknown;
   transactionType: unknown;
   /** TransactionReferenceNumber of each item, with the item's canonical JSON. */
@@ -78,7 +78,7 @@ export function factsOf(r: TrafficRecord, tagPrefix: string, headerPrefix: strin
   if (r.op === null) return null;
   const op = operation(r.op);
   let json: unknown;
-  try { json = JSON.parse(r.body); } catch { json = undefined; }
+  try { json = r.body === null ? undefined : JSON.parse(r.body); } catch { json = undefined; }
   const { requestRoot, listTag } = tagsOf(op, tagPrefix);
   const root = isRecord(json) && isRecord(json.Message) && isRecord(json.Message[requestRoot]) ? json.Message[requestRoot] : undefined;
   const list = root?.[listTag];

@@ -25,6 +25,7 @@ const refusedWith = (c: CallFacts, tagPrefix: string, pattern: RegExp) => {
 };
 const answered = (c: CallFacts) => c.rec.delivered && c.outcome.kind === 'accepted';
 const account = (suffix: string) => `an account ending ${suffix}`;
+const id = (suffix: string) => `an ID ending ${suffix}`;
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -49,13 +50,18 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'rate-limited', op: 'bill-enquiry', title: 'A 429 with Retry-After', sections: ['8'],
-    trigger: `enquire a bill with ${account(SCENARIO_MAGIC.rateLimited)} (the first call gets 429, Retry-After 2)`,
+    trigger: `enquire, then pay, a bill with ${account(SCENARIO_MAGIC.rateLimited)} (the first call of each operation gets 429, Retry-After 2)`,
     reached: (c) => c.rec.delivered && c.rec.status === 429,
   },
   {
     name: 'service-unavailable', op: 'bill-enquiry', title: 'A 503 blip on an enquiry', sections: ['7'],
     trigger: `enquire a bill with ${account(SCENARIO_MAGIC.unavailable)} (the first call gets 503)`,
     reached: (c) => c.rec.status !== null && c.rec.status >= 502 && c.rec.status <= 504,
+  },
+  {
+    name: 'rate-limited', op: 'bill-payment', title: 'A 429 with Retry-After on a payment', sections: ['8'],
+    trigger: `pay a bill with ${account(SCENARIO_MAGIC.rateLimited)} (the first payment gets 429, Retry-After 2)`,
+    reached: (c) => c.rec.delivered && c.rec.status === 429,
   },
   {
     name: 'partial-payment', op: 'bill-payment', title: 'Partial payment', sections: ['2.3', '3'],
@@ -81,6 +87,26 @@ export const SCENARIOS: Scenario[] = [
     name: 'not-found', op: 'moi-enquiry', title: 'Fee subject not found', sections: ['2.6', '7'],
     trigger: `enquire an MOI fee with an ID ending ${MOI_MAGIC.notFound}`,
     reached: (c, p) => c.rec.delivered && refusedWith(c, p, /not found|MW-001/i),
+  },
+  {
+    name: 'rate-limited', op: 'moi-enquiry', title: 'A 429 with Retry-After', sections: ['8'],
+    trigger: `enquire, then pay, an MOI fee with ${id(SCENARIO_MAGIC.rateLimited)} (the first call of each operation gets 429, Retry-After 2)`,
+    reached: (c) => c.rec.delivered && c.rec.status === 429,
+  },
+  {
+    name: 'rate-limited', op: 'moi-payment', title: 'A 429 with Retry-After on a payment', sections: ['8'],
+    trigger: `pay an MOI fee with ${id(SCENARIO_MAGIC.rateLimited)} (the first payment gets 429, Retry-After 2)`,
+    reached: (c) => c.rec.delivered && c.rec.status === 429,
+  },
+  {
+    name: 'service-unavailable', op: 'moi-payment', title: 'A 503 blip on a payment', sections: ['7'],
+    trigger: `pay an MOI fee with ${id(SCENARIO_MAGIC.unavailable)} (the first payment gets 503 and takes no effect)`,
+    reached: (c) => c.rec.status !== null && c.rec.status >= 502 && c.rec.status <= 504,
+  },
+  {
+    name: 'late-answer', op: 'moi-payment', title: 'Payment answered after the client gave up, the debit done', sections: ['1', '3'],
+    trigger: `pay an MOI fee with ${id(SCENARIO_MAGIC.lateAnswer)} with a client timeout below the held answer (--late-answer-ms)`,
+    reached: (c, p) => !c.rec.delivered && c.rec.status !== null && producedOutcome(c, p).kind === 'accepted',
   },
 ];
 

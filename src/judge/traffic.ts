@@ -32,8 +32,8 @@ export interface TrafficRecord {
   tEnd: number | null;
   /** Request headers as sent, names lower-cased. Never written anywhere unmasked. */
   headers: Record<string, string>;
-  /** The request body as sent ('' when not read, e.g. a content type the judge refuses). */
-  body: string;
+  /** The request body as sent; null when the judge refused the call before reading it (e.g. a missing header). */
+  body: string | null;
   status: number | null;
   responseHeaders: Record<string, string>;
   responseBody: string;
@@ -87,7 +87,7 @@ export class TrafficRecorder {
       const path = (req.url.split('?')[0] ?? '').slice(0, 500);
       const rec: TrafficRecord = {
         seq: this.records.length + 1, op: operationByPath(path)?.id ?? null, method: req.method, path,
-        startedAt: new Date().toISOString(), t: this.now(), tEnd: null, headers: flat(req.headers), body: '',
+        startedAt: new Date().toISOString(), t: this.now(), tEnd: null, headers: flat(req.headers), body: null,
         status: null, responseHeaders: {}, responseBody: '', delivered: false, source: 'judge', scenario: null,
       };
       this.records.push(rec);
@@ -109,7 +109,7 @@ export class TrafficRecorder {
         rec.status = reply.statusCode;
         rec.responseHeaders = flat(reply.getHeaders() as Record<string, unknown>);
         rec.responseBody = asText(payload);
-        rec.body = req.rawBody ?? '';
+        rec.body = req.rawBody ?? null;
         rec.scenario = req.scenario ?? null;
         rec.source = req.answerSource ?? 'judge';
         if (req.upstreamError !== undefined) rec.upstreamError = req.upstreamError;
@@ -131,7 +131,7 @@ const clip = (s: string) => (s.length > MAX_BODY ? `${s.slice(0, MAX_BODY)}… (
 export function toExchange(r: TrafficRecord, label = `call #${r.seq}`): ExchangeRecord {
   const ex: ExchangeRecord = {
     label: maskText(label),
-    request: { method: r.method, url: maskText(r.path), headers: maskHeaders(r.headers), body: clip(maskBody(r.body)) },
+    request: { method: r.method, url: maskText(r.path), headers: maskHeaders(r.headers), body: r.body === null ? '(not read: the call was refused before its body)' : clip(maskBody(r.body)) },
     startedAt: r.startedAt,
     durationMs: r.tEnd === null ? 0 : Math.round(r.tEnd - r.t),
   };

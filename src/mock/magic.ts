@@ -20,7 +20,8 @@ export const MOI_MAGIC = {
 } as const;
 
 /**
- * Scenario suffixes on a bill account (AccountNumber / BillAccountID) that make the mock behave
+ * Scenario suffixes on a bill account (AccountNumber / BillAccountID) or, except `inBandFailure`, an
+ * MOI fee subject's ID, that make the mock behave
  * like a real deployment's bad moments, so that a client's integration can be seen handling them
  * (scenarios.ts). The bill itself is an ordinary one.
  */
@@ -31,7 +32,7 @@ export const SCENARIO_MAGIC = {
   rateLimited: '9429',
   /** The first call of each operation for the account gets HTTP 503 and has no effect. */
   unavailable: '9503',
-  /** The first bill payment of the account takes effect, but its answer is held for `lateAnswerMs`. */
+  /** The first payment of the account (or fee subject) takes effect, but its answer is held for `lateAnswerMs`. */
   lateAnswer: '9408',
 } as const;
 export type ScenarioMagic = keyof typeof SCENARIO_MAGIC;
@@ -87,6 +88,9 @@ export const MAGIC_VALUES = [
   { scope: 'bill', suffix: SCENARIO_MAGIC.rateLimited, case: 'rateLimited', enquiry: `the first call for the account gets HTTP 429, Retry-After ${SCENARIO_RETRY_AFTER_SECONDS}`, payment: 'the same, per operation' },
   { scope: 'bill', suffix: SCENARIO_MAGIC.unavailable, case: 'unavailable', enquiry: 'the first call for the account gets HTTP 503 (no effect)', payment: 'the same, per operation: nothing is debited' },
   { scope: 'bill', suffix: SCENARIO_MAGIC.lateAnswer, case: 'lateAnswer', enquiry: 'an ordinary bill', payment: 'the first payment is debited, its answer held for lateAnswerMs (MOCK_LATE_ANSWER_MS, default 30 s)' },
+  { scope: 'moi', suffix: SCENARIO_MAGIC.rateLimited, case: 'rateLimited', enquiry: `the first call for the ID gets HTTP 429, Retry-After ${SCENARIO_RETRY_AFTER_SECONDS}`, payment: 'the same, per operation' },
+  { scope: 'moi', suffix: SCENARIO_MAGIC.unavailable, case: 'unavailable', enquiry: 'the first call for the ID gets HTTP 503 (no effect)', payment: 'the same, per operation: nothing is debited' },
+  { scope: 'moi', suffix: SCENARIO_MAGIC.lateAnswer, case: 'lateAnswer', enquiry: 'an ordinary fee', payment: 'the first payment is debited, its answer held for lateAnswerMs' },
   { scope: 'moi', suffix: MOI_MAGIC.notFound, case: 'notFound', enquiry: 'rejected MW-001 (not found)', payment: 'rejected MW-001 (not found)' },
   { scope: 'moi', suffix: MOI_MAGIC.expired, case: 'expired', enquiry: 'rejected MW-002 (expired)', payment: 'rejected MW-002 (expired)' },
   { scope: 'moi', suffix: MOI_MAGIC.alreadyPaid, case: 'alreadyPaid', enquiry: `answered: DueAmount 0, StatusDetail "${MOI_PAID_STATUS_DETAIL}"`, payment: 'rejected MW-003 (already paid)' },

@@ -1,7 +1,7 @@
 /**
  * The scenario magic values (magic.ts SCENARIO_MAGIC) that are a deployment's bad moments rather
- * than a bill's facts: a 429 or a 503 on the first call of each operation for an account, and a
- * payment whose answer is held longer than a client waits. They let a client's integration be seen
+ * than a bill's facts: a 429 or a 503 on the first call of each operation for a bill account or an
+ * MOI fee subject's ID, and a payment whose answer is held longer than a client waits. They let a client's integration be seen
  * handling them on demand (certify-client). Each fires once per company, operation and account, so
  * the client's retry then meets the ordinary bill.
  *
@@ -20,12 +20,12 @@ import { SCENARIO_RETRY_AFTER_SECONDS, scenarioOf, type ScenarioMagic } from './
 /** Accounts remembered per scenario; past this the oldest are dropped (a long serve stays bounded). */
 const MAX_REMEMBERED = 10_000;
 
-const accountField = (op: Operation) => (op.id === 'bill-enquiry' ? 'AccountNumber' : op.id === 'bill-payment' ? 'BillAccountID' : null);
+/** Where the magic suffix is read: the bill account, or the MOI fee subject's ID. */
+const accountField = (op: Operation) => (op.id === 'bill-enquiry' ? 'AccountNumber' : op.id === 'bill-payment' ? 'BillAccountID' : 'ID');
 
-/** The bill accounts a request names, in order (none for MOI operations or an unreadable body). */
+/** The bill accounts or fee subject IDs a request names, in order (none for an unreadable body). */
 function accountsOf(op: Operation, body: unknown, tagPrefix: string): string[] {
   const field = accountField(op);
-  if (field === null) return [];
   const out: string[] = [];
   for (const item of requestItems(op.id, body, tagPrefix)) {
     const data = (item as Fields | null)?.TransactionData;
@@ -69,7 +69,7 @@ export class Scenarios {
             req.scenario = scenario;
             throw new MockError(503, 'MW-503', 'Service unavailable: try again later');
           }
-          if (scenario === 'lateAnswer' && op.id === 'bill-payment' && this.first(req.company, op, account, scenario)) {
+          if (scenario === 'lateAnswer' && op.kind === 'payment' && this.first(req.company, op, account, scenario)) {
             req.heldAnswer = true;
             req.scenario = scenario;
           }

@@ -5,7 +5,9 @@
  * in a case of the defect's rule family). With `--faults SPEC` (MOCK_FAULTS syntax) it also runs
  * the conformant combinations and the rate-limit, duplicate and flow defects behind that flaky
  * gateway. Prints a table and `detected N/M defects, false alarms K`; exits non-zero unless N = M
- * and K = 0.
+ * and K = 0. The client judge is proven the same way (client.ts): the sample client must certify
+ * and each of its defects FAIL exactly its rule: `detected N/M client defects, false alarms K`.
+ * `--only client` runs only that part; `--only <names>` without `client` leaves it out.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { DEFECT_CATALOGUE } from '../mock/defects.js';
 import { reportsDir } from '../paths.js';
 import { caseResults, runSuite, type CaseResult } from './run-suite.js';
+import { clientJobs, DEFECT_RULES, judgeRun, runSampleClient, type ClientVerdict } from './client.js';
 
 const { values } = parseArgs({
   options: {
@@ -104,6 +107,21 @@ async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Prom
 }
 
 const started = Date.now();
+const clientNames = (d: string | null) => `client: ${d ?? 'correct'}`;
+const clientSelected = clientJobs().filter((d) => !only || only.includes('client') || only.includes(clientNames(d)));
+let clientVerdicts: ClientVerdict[] = [];
+if (clientSelected.length) {
+  console.log(`prove: ${clientSelected.length} certify-client runs of the sample client (${clientSelected.filter((d) => d !== null).length} defects), ${concurrency} at a time`);
+  clientVerdicts = (await pool(clientSelected, concurrency, (d) => runSampleClient(d))).map(judgeRun);
+  for (const v of clientVerdicts) {
+    const what = v.run.defect ? `${v.detectedBy.length ? 'detected' : 'MISSED'} by ${v.detectedBy.join(', ') || `no FAIL of ${DEFECT_RULES[v.run.defect]}`}` : v.ok ? 'certifies' : 'DOES NOT CERTIFY';
+    console.log(`  done  ${clientNames(v.run.defect)}: ${what}${v.others.length ? `; other: ${v.others.slice(0, 4).join(', ')}` : ''} (${v.run.seconds} s)`);
+  }
+}
+const clientDefects = clientVerdicts.filter((v) => v.run.defect !== null);
+const clientFound = clientDefects.filter((v) => v.detectedBy.length > 0);
+const clientAlarms = clientVerdicts.reduce((n, v) => n + v.others.length + (v.run.defect === null && !v.ok && !v.others.length ? 1 : 0), 0);
+const clientOk = clientFound.length === clientDefects.length && clientAlarms === 0;
 console.log(`prove: ${jobs.length} suite runs (${jobs.filter((j) => j.kind === 'defect').length} defects), ${concurrency} at a time`);
 // the slow ones (real limits) first, so the pool ends evenly
 const ordered = [...jobs].sort((a, b) => Number(b.kind === 'conformant' || b.family === 'rate-limit') - Number(a.kind === 'conformant' || a.family === 'rate-limit'));
@@ -132,6 +150,7 @@ const seconds = Math.round((Date.now() - started) / 1000);
 mkdirSync(reportsDir(), { recursive: true });
 writeFileSync(join(reportsDir(), 'prove.json'), JSON.stringify({
   seconds, detected: found.length, defects: defects.length, falseAlarms, faults: faults ?? null,
+  client: clientVerdicts.map((v) => ({ run: clientNames(v.run.defect), ok: v.ok, rule: v.run.defect ? DEFECT_RULES[v.run.defect] : null, detectedBy: v.detectedBy, others: v.others, seconds: v.run.seconds })),
   conformant: conformant.map((o) => ({ run: o.job.name, fail: o.failing.map((r) => r.id), error: o.errors.map((r) => r.id), unplanned429: o.unplanned429, transient: o.transient, cases: o.cases, note: o.note })),
   results: defects.map((o) => ({ defect: o.job.name, family: o.job.family, detectedBy: detected(o).map((r) => r.id), otherFailures: o.failing.filter((r) => r.family !== o.job.family).map((r) => r.id), errors: o.errors.map((r) => r.id), note: o.note })),
 }, null, 2));
@@ -145,5 +164,6 @@ if (faults) {
   console.log(`without faults: ${part(false)}`);
   console.log(`with faults ${faults}: ${part(true)}`);
 }
-console.log(`detected ${found.length}/${defects.length} defects, false alarms ${falseAlarms}`);
-process.exit(found.length === defects.length && falseAlarms === 0 ? 0 : 1);
+if (clientVerdicts.length) console.log(`detected ${clientFound.length}/${clientDefects.length} client defects, false alarms ${clientAlarms}`);
+if (jobs.length) console.log(`detected ${found.length}/${defects.length} defects, false alarms ${falseAlarms}`);
+process.exit(found.length === defects.length && falseAlarms === 0 && clientOk ? 0 : 1);
