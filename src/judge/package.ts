@@ -82,7 +82,7 @@ export function buildClientReport(input: {
   return {
     format: CLIENT_FORMAT, formatVersion: CLIENT_FORMAT_VERSION,
     outcome: decideClientOutcome(cases, input.client),
-    fingerprint: { suite: { ...suiteVersion(), ...gitState() }, schemaHash: schemas.hash, schemaFiles: schemas.files, node: process.version, ...input.fingerprint },
+    fingerprint: { suite: { ...suiteVersion(), ...gitState() }, schemaHash: `sha256:${schemas.hash}`, schemaFiles: schemas.files, node: process.version, ...input.fingerprint },
     client: { ...input.client, command: input.client.command === null ? null : maskText(input.client.command), outputTail: maskText(input.client.outputTail) },
     traffic: summarizeTraffic(input.records),
     scenarios,

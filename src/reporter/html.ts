@@ -34,11 +34,11 @@ const LEVELS: [string, string][] = [
   ['OBSERVE', 'left open by the document; the behaviour is recorded as OBSERVED and never fails'],
 ];
 
-const label = (v: Verdict) => v.replace('_', ' ');
-const badge = (v: Verdict, extra = '') => `<span class="v v-${v}${extra ? ` ${extra}` : ''}"><span class="sym" aria-hidden="true">${VERDICT_INFO[v].symbol}</span> ${label(v)}</span>`;
-const caseLink = (id: string) => `<a href="#case-${text(id)}" class="caselink"><code>${text(id)}</code></a>`;
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
-const utc = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC');
+export const label = (v: Verdict) => v.replace('_', ' ');
+export const badge = (v: Verdict, extra = '') => `<span class="v v-${v}${extra ? ` ${extra}` : ''}"><span class="sym" aria-hidden="true">${VERDICT_INFO[v].symbol}</span> ${label(v)}</span>`;
+export const caseLink = (id: string) => `<a href="#case-${text(id)}" class="caselink"><code>${text(id)}</code></a>`;
+export const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
+export const utc = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC');
 
 function valueText(v: unknown): string {
   if (typeof v === 'string') return v;
@@ -46,7 +46,7 @@ function valueText(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function prettyBody(body: string): string {
+export function prettyBody(body: string): string {
   if (!body) return '';
   try { return JSON.stringify(JSON.parse(body), null, 2); } catch { return body; }
 }
@@ -65,12 +65,12 @@ function headersTable(headers: Record<string, string>): string {
   return `<table class="hdrs"><tbody>${rows.map(([k, v]) => `<tr><th scope="row">${text(k)}</th><td>${text(v)}</td></tr>`).join('')}</tbody></table>`;
 }
 
-function statusClass(status: number): string {
+export function statusClass(status: number): string {
   return status >= 500 ? 's5' : status >= 400 ? 's4' : status >= 200 && status < 300 ? 's2' : 's0';
 }
 
 /** One exchange: a summary line (what was sent, what came back), the full request and response when opened. */
-function exchangeBlock(ex: ExchangeRecord, i: number, open: boolean, evidenceFile: string | null): string {
+export function exchangeBlock(ex: ExchangeRecord, i: number, open: boolean, evidenceFile: string | null): string {
   let path = ex.request.url;
   try { const u = new URL(ex.request.url); path = `${u.pathname}${u.search}`; } catch { /* keep it as recorded */ }
   const meta = [ex.op, ex.durationMs !== undefined ? `${ex.durationMs} ms` : '', ex.startedAt ? utc(ex.startedAt) : ''].filter(Boolean).join(' · ');
@@ -119,7 +119,8 @@ function caseBody(c: CaseReport, r: CertificationReport): string {
     `<td>${observationList(c.observation)}</td></tr>${evidence}</tbody>`;
 }
 
-function matrixSection(r: CertificationReport): string {
+/** Also renders the client package's matrix: it reads only `matrix`. */
+export function matrixSection(r: Pick<CertificationReport, 'matrix'>): string {
   const { operations, families, cells } = r.matrix;
   const head = `<tr><th scope="col">Rule family</th>${operations.map((op) => `<th scope="col">${text(operationTitle(op))}<div class="muted small">${text(op)}</div></th>`).join('')}</tr>`;
   const rows = families.map((f) => {
@@ -373,7 +374,8 @@ ${casesSection(r)}
 `;
 }
 
-const CSS = `
+/** The page's stylesheet, shared with client-certification.html (src/judge/html.ts). */
+export const CSS = `
 :root{--fg:#1d2330;--muted:#5b6474;--line:#d9dde5;--bg:#fff;--soft:#f5f7fa;--accent:#1f5fbf;
 --PASS-bg:#e3f4e8;--PASS-fg:#145c2b;--PASS-bd:#8fcca3;--FAIL-bg:#fde6e8;--FAIL-fg:#a0101c;--FAIL-bd:#f0a0a8;
 --ERROR-bg:#f1e6fb;--ERROR-fg:#62209c;--ERROR-bd:#c9a4ec;--WARN-bg:#fff2d1;--WARN-fg:#7a4a00;--WARN-bd:#e9c36a;

@@ -10,7 +10,7 @@ import { getContract, validateResponse } from '../../src/contract/validator.js';
 const files = readdirSync(SCHEMAS_DIR).filter((f) => f.endsWith('.schema.json'));
 
 test('every schema file is named by the contract and carries its own $id', () => {
-  const expected = ['common.schema.json', 'baseline.schema.json', 'target-data.schema.json', 'certification.schema.json', ...operations.flatMap((op) => (['request', 'lenient', 'strict'] as const).map((p) => schemaFileName(op.id, p)))];
+  const expected = ['common.schema.json', 'baseline.schema.json', 'target-data.schema.json', 'certification.schema.json', 'client-certification.schema.json', ...operations.flatMap((op) => (['request', 'lenient', 'strict'] as const).map((p) => schemaFileName(op.id, p)))];
   expect(files.sort()).toEqual(expected.sort());
   for (const f of files) {
     const s = JSON.parse(readFileSync(join(SCHEMAS_DIR, f), 'utf8'));
