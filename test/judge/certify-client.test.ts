@@ -105,7 +105,8 @@ test('proxy mode: both verdict sets; the sandbox\'s defect and faults are the sa
   const byId = (id: string) => report.cases.find((c) => c.id === id)!;
   expect(byId('sandbox.moi-payment.res.message-type').verdict).toBe('FAIL');
   expect(byId('sandbox.bill-payment.res.message-type').verdict).toBe('PASS');
-  expect(byId('sandbox.bill-enquiry.res.schema').verdict).toBe('PASS');
+  // the mock's default sample style deviates from the strict profile: WARN, never FAIL
+  expect(['PASS', 'WARN']).toContain(byId('sandbox.bill-enquiry.res.schema').verdict);
   expect(sandboxCases.some((c) => c.id.endsWith('.availability') && c.verdict === 'OBSERVED')).toBe(true);
   // the client side: no FAIL from the sandbox's doing; the proxy injected its scenarios
   const clientFails = report.cases.filter((c) => c.side === 'client' && (c.verdict === 'FAIL' || c.verdict === 'WARN'));
