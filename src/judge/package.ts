@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { maskText } from '../client/redact.js';
+import { DEFAULT_RATE_WINDOW_SECONDS } from '../contract/catalogue.js';
 import { writeFileAtomic } from '../reporter/atomic.js';
 import { gitState, schemaHash, suiteVersion } from '../reporter/fingerprint.js';
 import { renderJunit } from '../reporter/junit.js';
@@ -36,7 +37,7 @@ export function summarizeTraffic(records: TrafficRecord[]): TrafficSummary {
   };
 }
 
-export function decideClientOutcome(cases: ClientCase[], client: ClientRun): ClientOutcome {
+export function decideClientOutcome(cases: ClientCase[], client: ClientRun, window: number = DEFAULT_RATE_WINDOW_SECONDS): ClientOutcome {
   const mine = cases.filter((c) => c.side === 'client');
   const unexpected = mine.filter((c) => c.verdict === 'FAIL' || c.verdict === 'ERROR').map((c) => c.id);
   const notRun = mine.filter((c) => c.verdict === 'NOT_RUN').map((c) => c.id);
@@ -60,6 +61,7 @@ export function decideClientOutcome(cases: ClientCase[], client: ClientRun): Cli
   const certifies = reasons.length === 0;
   const warn = mine.filter((c) => c.verdict === 'WARN').length;
   if (certifies && warn) reasons.push(`${warn} WARN: common practice not followed; this does not prevent certification`);
+  if (certifies && window !== DEFAULT_RATE_WINDOW_SECONDS) reasons.push(`judged with a ${window} s rate-limit window, not the spec's ${DEFAULT_RATE_WINDOW_SECONDS} s: pacing was proven at this window only`);
   if (sandboxFailures.length) reasons.push(`the sandbox broke ${sandboxFailures.length} check${s(sandboxFailures.length)} of its answers: reported for the bank, not held against the client`);
   const summary = certifies ? `Certifies: the integration's traffic broke no client rule and met every scenario (${mine.length} cases).` : `Does not certify: ${short.join('; ')}.`;
   return { certifies, summary, reasons, unexpected, notRun, sandboxFailures };
@@ -81,7 +83,7 @@ export function buildClientReport(input: {
   });
   return {
     format: CLIENT_FORMAT, formatVersion: CLIENT_FORMAT_VERSION,
-    outcome: decideClientOutcome(cases, input.client),
+    outcome: decideClientOutcome(cases, input.client, input.fingerprint.limits.windowSeconds),
     fingerprint: { suite: { ...suiteVersion(), ...gitState() }, schemaHash: `sha256:${schemas.hash}`, schemaFiles: schemas.files, node: process.version, ...input.fingerprint },
     client: { ...input.client, command: input.client.command === null ? null : maskText(input.client.command), outputTail: maskText(input.client.outputTail) },
     traffic: summarizeTraffic(input.records),

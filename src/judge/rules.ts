@@ -152,7 +152,7 @@ const signatureRule: ClientRule = {
   appliesTo: all,
   judge(ctx, op) {
     const calls = mine(ctx, op);
-    if (ctx.signatureKey === null) return { violations: [], judged: calls.length, notApplicable: 'no signature public key configured (MOCK_SIGNATURE_PUBLIC_KEY / --signature-key)' };
+    if (ctx.signatureKey === null) return { violations: [], judged: calls.length, notApplicable: 'no signature public key configured (MOCK_SIGNATURE_PUBLIC_KEY)' };
     const key = ctx.signatureKey;
     const violations: Violation[] = [];
     for (const c of calls) {
