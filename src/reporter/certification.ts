@@ -168,6 +168,13 @@ export default class CertificationReporter implements Reporter {
       `\n  ${join(dir, 'certification.html')} (and .json, ${CHECKSUM_FILE})`);
     const causes = formatCauses(report.causes);
     if (causes) console.log(`\n${causes}`);
+    // cases that FAIL, ERROR or are INCONCLUSIVE end as Playwright's expected failures (suite/case.ts):
+    // the run's status is decided here, from the package, so the exit code is what it always was
+    if (report.outcome.unexpected.length && result.status === 'passed') {
+      const n = report.outcome.unexpected.length;
+      console.log(`\n${n} case${n === 1 ? '' : 's'} FAIL, ERROR or INCONCLUSIVE: Playwright marks ${n === 1 ? 'it' : 'them'} ✘ as expected failures (and counts ${n === 1 ? 'it' : 'them'} in its "passed"); the verdicts above are what count, and the run fails.`);
+      return { status: 'failed' };
+    }
     // SADAD_FAIL_ON=change: a nightly fails on any change since SADAD_COMPARE, not only on a FAIL
     if (changeFails(report) && result.status === 'passed') {
       console.log(`\nSADAD_FAIL_ON=change: ${report.changes!.count} change${report.changes!.count === 1 ? '' : 's'} since ${report.changes!.previous.file}: the run fails.`);
