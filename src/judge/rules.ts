@@ -56,6 +56,11 @@ const mine = (ctx: JudgeContext, op: Operation) => ctx.calls.filter((c) => c.op.
 /** The enquiry operation of a payment operation's group. */
 const enquiryOf = (op: Operation) => operations.find((o) => o.rateGroup === op.rateGroup && o.kind === 'enquiry')!;
 const money = (n: number) => n.toFixed(2);
+/**
+ * A refusal saying the bill takes only its exact amount (the mock's `MW-004 ... exact due amount
+ * required`), not the refusal of a PayExactDue that did not match the amount due.
+ */
+export const EXACT_ONLY = /exact (due )?amount (is )?required|exact amount only|only the exact/i;
 const EPSILON = 0.001;
 
 /** Requests against the request schema; TransactionType has its own rule, so its findings are left to it. */
@@ -159,6 +164,8 @@ const signatureRule: ClientRule = {
       const sig = (c.rec.headers['x-signature'] ?? '').trim();
       const message = c.json !== null && typeof c.json === 'object' ? (c.json as { Message?: unknown }).Message : undefined;
       if (sig === '') violations.push({ rec: c.rec, text: `call #${c.rec.seq}: no X-Signature` });
+      // refused on its headers before the body was read: there is nothing to verify the signature against
+      else if (c.rec.body === null) continue;
       else if (message === undefined || !verifiesMessage(message, sig, key)) violations.push({ rec: c.rec, text: `call #${c.rec.seq}: X-Signature does not verify` });
     }
     return { violations, judged: calls.length };
@@ -342,7 +349,7 @@ const billAmountRule: ClientRule = {
         if (!c.rec.delivered) return; // the client does not know what happened
         if (c.outcome.kind === 'accepted' || c.outcome.entries?.[i] === true) {
           if (known !== undefined && amount !== null) due.set(e.subject, Math.max(0, known - amount));
-        } else if (c.outcome.kind === 'rejected' && /exact/i.test(c.rec.responseBody)) exactOnly.add(e.subject);
+        } else if (c.outcome.kind === 'rejected' && EXACT_ONLY.test(c.rec.responseBody)) exactOnly.add(e.subject);
       });
     }
     return { violations, judged };
@@ -383,6 +390,13 @@ const feeReferenceRule: ClientRule = {
   },
 };
 
+/**
+ * An enquiry answer that tells the client where the bill or fee stands: an accepted one, or a refusal
+ * about the subject itself (not found, expired, in-band). A 429, a 401, a 400 or a 5xx tells nothing.
+ */
+const informative = (c: CallFacts) => c.rec.delivered && (c.outcome.kind === 'accepted'
+  || (c.outcome.kind === 'rejected' && (c.outcome.form === 'in-band' || [404, 409, 410, 422].includes(c.outcome.status ?? 0))));
+
 /** An answer that leaves the client not knowing whether the payment took effect. */
 const uncertain = (c: CallFacts) => c.outcome.kind === 'no-answer' || c.outcome.kind === 'server-error' || c.outcome.kind === 'unclear';
 
@@ -397,7 +411,7 @@ const doublePayRule: ClientRule = {
     const violations: Violation[] = [];
     let judged = 0;
     for (const c of ctx.calls) {
-      if (c.op.id === enquiry.id && c.rec.delivered && c.outcome.kind !== 'no-answer') for (const e of c.entries) if (e.subject) open.delete(e.subject);
+      if (c.op.id === enquiry.id && informative(c)) for (const e of c.entries) if (e.subject) open.delete(e.subject);
       if (c.op.id !== op.id) continue;
       for (const e of c.entries) {
         if (e.subject === null) continue;

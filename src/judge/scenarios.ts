@@ -8,6 +8,7 @@
 import type { Operation, OperationId } from '../contract/catalogue.js';
 import { BILL_MAGIC, MOI_MAGIC, SCENARIO_MAGIC } from '../mock/magic.js';
 import { amountOf, producedOutcome, type CallFacts } from './facts.js';
+import { EXACT_ONLY } from './rules.js';
 
 export interface Scenario {
   name: string;
@@ -71,7 +72,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'exact-payment-only', op: 'bill-payment', title: 'Bill that takes only the exact amount', sections: ['2.3', '2.9'],
     trigger: `pay part of a bill with ${account(BILL_MAGIC.exactPaymentOnly)} (refused: exact amount only), then pay it in full`,
-    reached: (c, p) => c.rec.delivered && refusedWith(c, p, /exact/i),
+    reached: (c, p) => c.rec.delivered && refusedWith(c, p, EXACT_ONLY),
   },
   {
     name: 'service-unavailable', op: 'bill-payment', title: 'A 503 blip on a payment', sections: ['7'],
