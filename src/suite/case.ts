@@ -248,7 +248,19 @@ export class CaseContext {
   get verdict(): Verdict { return strongest(this.verdicts); }
 }
 
-export const test = base.extend<object, { rt: Runtime }>({
+/**
+ * The cases need no browser: Playwright's two automatic per-test fixtures (trace recording and
+ * browser-context configuration) are replaced by ones that do nothing. Each cost several ms of CPU
+ * per case (steps, stack capture), more than most cases themselves; and trace recording is the
+ * one place Playwright would write request headers, so turning it off here also keeps `--trace on`
+ * from recording a token. (They are Playwright's private names: should a version rename them, this
+ * only adds two idle fixtures, and `bench:pacing` shows the time come back.)
+ */
+// an override must keep the fixture's auto mode, which the public types do not spell
+const AUTO_WITH_HOOKS = 'all-hooks-included' as unknown as true;
+export const test = base.extend<{ _setupArtifacts: void; _setupContextOptions: void }, { rt: Runtime }>({
+  _setupArtifacts: [async ({}, use) => { await use(); }, { auto: AUTO_WITH_HOOKS, box: true, timeout: 0 }],
+  _setupContextOptions: [async ({}, use) => { await use(); }, { auto: AUTO_WITH_HOOKS, box: true }],
   rt: [async ({}, use) => { await use(await runtime()); }, { scope: 'worker' }],
 });
 
