@@ -31,16 +31,21 @@ export function runSuite(env: Record<string, string>, options: RunOptions = {}):
   });
 }
 
-/** `N passed`, `N failed`, `N skipped` from Playwright's closing lines. */
-export function counts(output: string): { passed: number; failed: number; skipped: number } {
-  const n = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(output)?.[1] ?? 0);
+/**
+ * Cases passed, failed and skipped, from the evidence's test status: a case failed when its
+ * verdict fails the run (FAIL, ERROR, INCONCLUSIVE without a waiver). Playwright's own closing line
+ * counts those as expected failures among its "passed" (suite/case.ts), so it cannot say.
+ */
+export function counts(run: Pick<SuiteRun, 'reportsDir'>): { passed: number; failed: number; skipped: number } {
+  const statuses = caseResults(run).map((r) => (r as CaseResult & { testStatus?: string }).testStatus);
+  const n = (status: string) => statuses.filter((s) => s === status).length;
   return { passed: n('passed'), failed: n('failed'), skipped: n('skipped') };
 }
 
 export interface CaseResult { id: string; verdict: string; family: string; op: string; notes: { verdict: string; text: string }[] }
 
 /** Every case's verdict, from reports/evidence of a finished run. */
-export function caseResults(run: SuiteRun): CaseResult[] {
+export function caseResults(run: Pick<SuiteRun, 'reportsDir'>): CaseResult[] {
   const dir = join(run.reportsDir, 'evidence');
   if (!existsSync(dir)) return [];
   return readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as CaseResult);

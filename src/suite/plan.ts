@@ -22,7 +22,7 @@ function positive(raw: string | undefined): number | undefined {
 /**
  * The limits a run will pace at, as the environment says before the run. Without SADAD_BASE_URL the
  * embedded mock is the target: its own MOCK_* settings win, else it follows the suite's settings
- * (window 1 s unless SADAD_RATE_WINDOW_SECONDS says otherwise), as the global setup does.
+ * (window EMBEDDED_MOCK_WINDOW_SECONDS unless SADAD_RATE_WINDOW_SECONDS says otherwise), as the global setup does.
  */
 export function plannedLimits(env: NodeJS.ProcessEnv = process.env): Limits {
   const config = configFromEnv(env);

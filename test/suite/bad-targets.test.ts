@@ -43,7 +43,7 @@ test('a target answering HTML with 200, or dropping the connection, gives FAIL a
   try {
     const run = await runSuite({ SADAD_BASE_URL: url, SADAD_ACCESS_TOKEN: 'tok-12345', SADAD_COMPANY_ID: 'X', SADAD_RATE_WINDOW_SECONDS: '1', SADAD_RATE_LIMIT_BILL: '50', SADAD_RATE_LIMIT_MOI: '50',
       SADAD_CASES: 'bill-enquiry.res.*,bill-enquiry.req.BillerId.*,moi-enquiry.robust.*,bill-payment.req.Amount.*,bill-payment.robust.malformed-json' });
-    const c = counts(run.output);
+    const c = counts(run);
     expect(run.code).toBe(1);
     expect(c.failed).toBeGreaterThan(10);
     const results = new Map(caseResults(run).map((r) => [r.id, r]));

@@ -29,7 +29,7 @@ const modes: [string, Record<string, string>, number][] = [
 for (const [name, env, skipped] of modes) {
   test(`the full suite passes against the embedded mock: ${name}`, async () => {
     const run = await runSuite(env);
-    const c = counts(run.output);
+    const c = counts(run);
     expect(run.output, 'the run finished').toMatch(/\d+ passed/);
     expect(c.failed, run.output.slice(-3000)).toBe(0);
     expect(run.code).toBe(0);

@@ -41,7 +41,7 @@ test('a failing run leaks no token, client secret or signature into reports, tes
       SADAD_SIGNING_KEY: join(ROOT, 'data/test-keys/signing-private.pem'),
       SADAD_RATE_WINDOW_SECONDS: '1', SADAD_RATE_LIMIT_BILL: '50', SADAD_RATE_LIMIT_MOI: '50',
     }, ['--trace', 'on', '--grep', 'bill-enquiry\\.res\\.|bill-payment\\.flow\\.exact$|bill-enquiry\\.hdr\\.(Authorization|signature)|moi-enquiry\\.req\\.ID\\.|robust\\.malformed-json']);
-    const c = counts(run.output);
+    const c = counts(run);
     expect(c.failed, 'cases failed, as they must against this target').toBeGreaterThan(5);
     expect(c.passed, 'rejection cases passed').toBeGreaterThan(5);
     expect(signatures.size, 'the suite signed its requests').toBeGreaterThan(5);
