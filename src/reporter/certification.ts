@@ -18,7 +18,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { ConfigError } from '../config/index.js';
 import { maskText } from '../client/redact.js';
 import { ROOT, reportsDir } from '../paths.js';
-import { VERDICT_ORDER } from '../suite/verdicts.js';
+import { CERTIFICATION_REPORTER, VERDICT_ORDER } from '../suite/verdicts.js';
 import { formatCauses } from './causes.js';
 import { changeFails, formatChanges } from './compare.js';
 import { manifestCase, plannedCase, recordOfResult } from './collect.js';
@@ -89,6 +89,8 @@ export default class CertificationReporter implements Reporter {
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.config = config;
+    // this reporter decides the run's status from the package (onEnd); the global teardown leaves it to it
+    (globalThis as { [CERTIFICATION_REPORTER]?: boolean })[CERTIFICATION_REPORTER] = true;
     this.tests = suite.allTests();
     if (this.listMode) return;
     registerSecrets();
@@ -172,7 +174,12 @@ export default class CertificationReporter implements Reporter {
     // the run's status is decided here, from the package, so the exit code is what it always was
     if (report.outcome.unexpected.length && result.status === 'passed') {
       const n = report.outcome.unexpected.length;
-      console.log(`\n${n} case${n === 1 ? '' : 's'} FAIL, ERROR or INCONCLUSIVE: Playwright marks ${n === 1 ? 'it' : 'them'} ✘ as expected failures (and counts ${n === 1 ? 'it' : 'them'} in its "passed"); the verdicts above are what count, and the run fails.`);
+      const list = report.outcome.unexpected.slice(0, 20).map((id) => {
+        const c = report.cases.find((x) => x.id === id);
+        return `  ${c?.verdict ?? 'FAIL'} ${id}: ${(c?.notes.find((x) => x.verdict === c.verdict)?.text ?? '').split('\n')[0]!.slice(0, 200)}`;
+      });
+      console.log(`\n${list.join('\n')}${n > 20 ? `\n  ... and ${n - 20} more (certification.html)` : ''}`);
+      console.log(`${n} case${n === 1 ? '' : 's'} FAIL, ERROR or INCONCLUSIVE: Playwright marks ${n === 1 ? 'it' : 'them'} ✘ as expected failures (and counts ${n === 1 ? 'it' : 'them'} in its "passed"); the verdicts above are what count, and the run fails.`);
       return { status: 'failed' };
     }
     // SADAD_FAIL_ON=change: a nightly fails on any change since SADAD_COMPARE, not only on a FAIL

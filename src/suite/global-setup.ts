@@ -3,7 +3,7 @@
  * variable), starts the embedded mock when no target is configured, and starts the pacing
  * coordinator all workers share. What it decides reaches the workers through process.env.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, configFromEnv, loadEnvFile } from '../config/index.js';
 import { startCoordinator } from '../pacer/coordinator.js';
@@ -11,6 +11,7 @@ import { formatFaults } from '../mock/faults.js';
 import { failOnFrom, loadComparison } from '../reporter/compare.js';
 import { reportsDir } from '../paths.js';
 import { limitsOf } from './runtime.js';
+import { CERTIFICATION_REPORTER } from './verdicts.js';
 import { loadTargetData } from '../config/target-data.js';
 import { loadBaseline } from './baseline.js';
 import { caseFilter } from './selection.js';
@@ -103,5 +104,25 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     writeFileSync(join(reportsDir(), 'pacing.json'), JSON.stringify({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), operations: stats, ...(injectedFaults ? { injectedFaults: injectedFaults() } : {}) }, null, 2));
     await coordinator.close();
     for (const close of closers.reverse()) await close();
+    failOnVerdicts();
   };
+}
+
+/**
+ * Cases whose verdict fails the run end as Playwright's expected failures (suite/case.ts), so that
+ * a FAIL never costs a worker restart. The certification reporter then fails the run from the
+ * package; when a run has no such reporter (`--reporter=dot`), this does, so the exit code never
+ * depends on the reporters chosen. Both run in the runner process: the reporter says it is there.
+ */
+function failOnVerdicts(): void {
+  if ((globalThis as { [CERTIFICATION_REPORTER]?: boolean })[CERTIFICATION_REPORTER]) return;
+  const dir = join(reportsDir(), 'evidence');
+  let failed: string[] = [];
+  try {
+    failed = readdirSync(dir).filter((f) => f.endsWith('.json') && !f.startsWith('.')).flatMap((f) => {
+      const ev = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { id: string; runId?: string; testStatus?: string; verdict?: string };
+      return ev.runId === process.env.SADAD_RUN_ID && ev.testStatus === 'failed' ? [`${ev.verdict} ${ev.id}`] : [];
+    });
+  } catch { /* no evidence: no case ran */ }
+  if (failed.length) throw new Error(`${failed.length} case${failed.length === 1 ? '' : 's'} failed (${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', ...' : ''}): the run fails`);
 }

@@ -35,3 +35,10 @@ export const RULE_FAMILIES = {
   robustness: 'Malformed, mistyped, empty or oversized bodies: a 4xx, never a 5xx',
 } as const;
 export type RuleFamily = keyof typeof RULE_FAMILIES;
+
+/**
+ * Set on globalThis by the certification reporter, which fails the run from its package; the
+ * global teardown fails it itself when no such reporter runs (global-setup.ts). Symbol.for: the
+ * reporter and the setup may be loaded by different module loaders of the same process.
+ */
+export const CERTIFICATION_REPORTER = Symbol.for('sadad.certification-reporter');

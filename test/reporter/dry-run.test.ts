@@ -2,6 +2,8 @@
  * `npm run certify -- --list` and `SADAD_DRY_RUN=1 npm run certify`: the planned cases, the calls per
  * operation and the estimated wall time, with nothing sent to the target and no report written.
  */
+import { EMBEDDED_MOCK_WINDOW_SECONDS } from '../../src/config/index.js';
+import { formatDuration } from '../../src/reporter/plan.js';
 import { existsSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { certify, recordingMock } from './helpers.js';
@@ -45,21 +47,22 @@ test('--list against a sandbox prints the plan at its limits and sends nothing',
   }
 });
 
-test('SADAD_DRY_RUN=1 lists a selection against the embedded mock, whose window is 1 s; calls are the sum of the cases\' calls', async () => {
+test('SADAD_DRY_RUN=1 lists a selection against the embedded mock, whose window is its own short one; calls are the sum of the cases\' calls', async () => {
   const run = await certify({ SADAD_DRY_RUN: '1', SADAD_CASES: '*.rate.limit,bill-payment.dup.*' });
   expect(run.code, run.output.slice(-2000)).toBe(0);
   expect(existsSync(run.reportsDir)).toBe(false);
   expect(run.output).toContain('Dry run: 7 planned cases; nothing was sent.');
-  expect(run.output).toContain('the embedded mock (no SADAD_BASE_URL), whose window is 1 s');
+  const w = EMBEDDED_MOCK_WINDOW_SECONDS;
+  expect(run.output).toContain(`the embedded mock (no SADAD_BASE_URL), whose window is ${w} s`);
   const sums: Record<string, number> = {};
   for (const m of run.output.matchAll(/^ {2}\S+\s+MUST\s+[\w-]+\s+(.+)$/gm)) {
     for (const part of m[1]!.split(', ')) { const [op, n] = part.split(' '); sums[op!] = (sums[op!] ?? 0) + Number(n); }
   }
   const lines = callLines(run.output);
   expect(Object.fromEntries(lines.map((l) => [l.op, l.calls]))).toEqual(sums);
-  expect(lines.map((l) => [l.limit, l.window])).toEqual([[10, 1], [10, 1], [3, 1], [3, 1]]);
-  const bound = Math.max(...lines.map((l) => Math.ceil(l.calls / l.limit)));
-  expect(estimate(run.output)?.[1]).toBe(`${bound} s`);
+  expect(lines.map((l) => [l.limit, l.window])).toEqual([[10, w], [10, w], [3, w], [3, w]]);
+  const bound = Math.max(...lines.map((l) => Math.ceil(l.calls / l.limit) * w));
+  expect(estimate(run.output)?.[1]).toBe(formatDuration(bound));
 });
 
 test('a configuration error is reported by the dry run, which still lists the cases', async () => {

@@ -1,4 +1,5 @@
 /** The report's decisions and aggregations, the dry run's arithmetic, the page's escaping, the certify command's arguments. */
+import { EMBEDDED_MOCK_WINDOW_SECONDS } from '../../src/config/index.js';
 import { groupCauses } from '../../src/reporter/causes.js';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -110,7 +111,7 @@ test('the dry run\'s estimate: max over operations of ceil(calls / limit) x wind
   expect(formatDuration(180)).toBe('3 min 00 s');
   expect(formatDuration(3 * 3600 + 125)).toBe('3 h 02 min');
   const embedded = plannedLimits({ MOCK_RATE_LIMIT_MOI: '5' });
-  expect(embedded.windowSeconds).toBe(1);
+  expect(embedded.windowSeconds).toBe(EMBEDDED_MOCK_WINDOW_SECONDS);
   expect(embedded.perOperation).toEqual({ 'bill-enquiry': 10, 'bill-payment': 10, 'moi-enquiry': 5, 'moi-payment': 5 });
   const sandbox = plannedLimits({ SADAD_BASE_URL: 'https://sandbox.test', SADAD_ACCESS_TOKEN: 't', SADAD_COMPANY_ID: 'C', MOCK_RATE_LIMIT_MOI: '5' });
   expect(sandbox).toMatchObject({ windowSeconds: 60, perOperation: { 'moi-enquiry': 3 }, source: 'the target https://sandbox.test' });
