@@ -47,24 +47,41 @@ function valueAt(data: unknown, pointer: string): { present: boolean; value?: un
 
 export function describeValue(value: unknown): string {
   const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-  const text = JSON.stringify(value) ?? String(value);
+  let text: string;
+  try {
+    // a long string is cut before it is quoted: a megabyte value is not copied to show 80 characters
+    text = typeof value === 'string' && value.length > 80 ? JSON.stringify(value.slice(0, 80)) : JSON.stringify(value) ?? String(value);
+  } catch {
+    text = kind === 'array' ? '[...]' : '{...}'; // RangeError: nested thousands deep, past what JSON.stringify can walk
+  }
   return `${kind} ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`;
 }
 
 function toFindings(errors: ErrorObject[] | null | undefined, data: unknown): Finding[] {
   if (!errors) return [];
   // An alias group (anyOf of `required`) reports each branch too; keep only the group's own error.
-  const aliasGroups = errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath);
+  // Linear in the errors: a request of thousands of bad entries must not take seconds to describe.
+  const aliasGroups = [...new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath))];
+  const groupsOf = (e: ErrorObject) => aliasGroups.filter((p) => e.schemaPath !== p && e.schemaPath.startsWith(`${p}/`));
+  /** The names each group's branches found missing, by `<group schemaPath> <instancePath>`. */
+  const branchNames = new Map<string, string[]>();
+  for (const b of errors) {
+    if (b.keyword !== 'required') continue;
+    for (const p of groupsOf(b)) {
+      const key = `${p} ${b.instancePath}`;
+      const names = branchNames.get(key);
+      if (names) names.push((b.params as { missingProperty: string }).missingProperty);
+      else branchNames.set(key, [(b.params as { missingProperty: string }).missingProperty]);
+    }
+  }
   const findings: Finding[] = [];
   for (const e of errors) {
-    if (aliasGroups.some((p) => e.schemaPath !== p && e.schemaPath.startsWith(`${p}/`))) continue;
+    if (groupsOf(e).length > 0) continue;
     if (e.keyword === 'required') {
       const missing = (e.params as { missingProperty: string }).missingProperty;
       findings.push({ pointer: `${e.instancePath}/${escapePointer(missing)}`, expected: 'field present', found: 'missing', keyword: 'required' });
     } else if (e.keyword === 'anyOf') {
-      const names = errors
-        .filter((b) => b.keyword === 'required' && b.schemaPath.startsWith(`${e.schemaPath}/`) && b.instancePath === e.instancePath)
-        .map((b) => (b.params as { missingProperty: string }).missingProperty);
+      const names = branchNames.get(`${e.schemaPath} ${e.instancePath}`) ?? [];
       findings.push({ pointer: `${e.instancePath}/${escapePointer(names[0] ?? '')}`, expected: `one of ${names.join(', ')} present`, found: 'missing', keyword: 'anyOf' });
     } else {
       const at = valueAt(data, e.instancePath);

@@ -11,6 +11,8 @@
  * at onRequest before authentication, and last, when the answer is sent (latency, a lost answer).
  */
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { operation, operations, tagsOf, type Operation, type OperationId } from '../contract/catalogue.js';
 import type { Fields } from '../contract/message.js';
@@ -22,7 +24,7 @@ import { Faults } from './faults.js';
 import type { MockOptions } from './options.js';
 import { rateLimitFor, registerRateLimiter } from './rate-limit.js';
 import { DEFAULT_LATE_ANSWER_MS } from './magic.js';
-import { failedEntries, renderResponse, type ItemResult } from './responses.js';
+import { failedEntries, renderResponse, type ItemResult, type RenderContext } from './responses.js';
 import { billEnquiry, billPayment, moiEnquiry, moiPayment, type EntryContext, type Outcome } from './rules.js';
 import { Scenarios } from './scenarios.js';
 import type { TrafficRecorder } from '../judge/traffic.js';
@@ -39,6 +41,32 @@ export const BODY_LIMIT = 1024 * 1024;
 const READ_LIMIT = 16 * BODY_LIMIT;
 const tooLarge = () => new MockError(413, 'MW-413', `Request body larger than ${BODY_LIMIT} bytes`);
 const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+/**
+ * Node's HTTP parser refused the request (a bad request line or header, headers over 16 KiB): the
+ * error body and `Connection: close`, then the socket is closed. Fastify's own handler leaves the
+ * header out, so a keep-alive client reuses the socket being closed and its next request fails.
+ */
+function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const mock = err.code === 'HPE_HEADER_OVERFLOW' ? new MockError(431, 'MW-431', 'Request headers larger than the server accepts')
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new MockError(408, 'MW-408', 'Request not received in time')
+      : malformed('not a valid HTTP/1.1 request');
+  // the answer to a HEAD request has no body (a client would read one as garbage after the answer)
+  const head = (err as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  const body = head ? '' : JSON.stringify(errorBody(mock, randomUUID()));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${mock.statusCode} ${STATUS_CODES[mock.statusCode]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}
+
+/** CONNECT is a proxy's method: Node hands it to a 'connect' listener and, without one, drops the connection unanswered. */
+function refuseConnect(_req: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => socket.destroy());
+  const body = JSON.stringify(errorBody(new MockError(405, 'MW-405', 'Method CONNECT not allowed: use POST'), randomUUID()));
+  socket.end(`HTTP/1.1 405 Method Not Allowed\r\nAllow: POST\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -78,14 +106,49 @@ function locateItems(op: Operation, body: unknown, tagPrefix: string): LocatedIt
   return items;
 }
 
-const detailsOf = (findings: Finding[]) => findings.map(({ pointer, expected, found }) => ({ pointer, expected, found }));
+/**
+ * At most this many findings are named in an error body: a 1 MiB body of empty entries has hundreds
+ * of thousands, and naming them all made an answer larger than V8 can build as one string.
+ */
+export const MAX_ERROR_DETAILS = 100;
+const detailsOf = (findings: Finding[]) => findings.slice(0, MAX_ERROR_DETAILS).map(({ pointer, expected, found }) => ({ pointer, expected, found }));
 
-/** The validation rejection of one entry, naming the findings inside it (or all, if none is). */
-function validationRejection(findings: Finding[], entryPointer: string): Rejection {
-  const own = findings.filter((f) => f.pointer === entryPointer || f.pointer.startsWith(`${entryPointer}/`));
-  const named = (own.length > 0 ? own : findings).slice(0, 5);
+/**
+ * The findings inside each entry, by the entry's pointer (`.../TransactionData/<j>`): grouped once,
+ * so a request of thousands of bad entries costs time linear in its findings, not their product.
+ */
+function findingsByEntry(findings: Finding[]): Map<string, Finding[]> {
+  const byEntry = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const entry = /^(.*?\/TransactionData\/\d+)(?:\/|$)/.exec(f.pointer)?.[1];
+    if (entry === undefined) continue;
+    const list = byEntry.get(entry);
+    if (list) list.push(f);
+    else byEntry.set(entry, [f]);
+  }
+  return byEntry;
+}
+
+/** The validation rejection of one entry, naming the findings inside it (`own`), or all if none is. */
+function validationRejection(findings: Finding[], own: Finding[] | undefined): Rejection {
+  const named = (own !== undefined && own.length > 0 ? own : findings).slice(0, 5);
   const base = REJECTIONS.validation();
   return { ...base, message: `${base.message}: ${named.map((f) => `${f.pointer} expected ${f.expected}, found ${f.found}`).join('; ')}` };
+}
+
+/**
+ * A MockError without a stack trace, for the rejections `answer` throws on every invalid or refused
+ * call: they are control flow, turned into the error body by the error handler and never logged, and
+ * capturing the stack (about ten frames of optimized code) cost as much as the rest of a rejection.
+ */
+function quietError(...args: ConstructorParameters<typeof MockError>): MockError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new MockError(...args);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 const unsupportedMediaType = () => new MockError(415, 'MW-415', 'Unsupported media type: send Content-Type application/json');
@@ -125,7 +188,8 @@ export interface MockExtras {
 }
 
 export async function buildMockServer(options: MockOptions, extras: MockExtras = {}): Promise<MockServer> {
-  const app = Fastify({ logger: false, bodyLimit: READ_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true });
+  const app = Fastify({ logger: false, bodyLimit: READ_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true, clientErrorHandler });
+  app.server.on('connect', refuseConnect);
   extras.recorder?.attach(app);
   const state = new MockState();
   const tokens = new TokenIssuer(options.tokenLifetimeSeconds);
@@ -206,24 +270,27 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
     app.route({ method: [...OTHER_METHODS], url: op.path, handler: methodNotAllowed });
   }
 
+  // One render context for every answer (it names nothing of a request): no closures made per call.
+  const renderContext: RenderContext = {
+    style: options.style, tagPrefix: options.tagPrefix, defects, bankReferenceNumber: () => `BRN${state.nextReference()}`, reference: () => state.nextReference(),
+  };
+
   async function answer(op: Operation, req: FastifyRequest): Promise<Fields> {
     const company = req.company;
     const items = locateItems(op, req.body, options.tagPrefix);
-    const render = (results: ItemResult[]) => renderResponse(op, results, {
-      style: options.style, tagPrefix: options.tagPrefix, defects, bankReferenceNumber: () => `BRN${state.nextReference()}`, reference: () => state.nextReference(),
-    });
 
     const { valid, findings } = validate(op, req.body, options.tagPrefix, defects);
     if (!valid) {
       if (options.errors === 'in-band' && items) {
-        return render(items.map((it) => ({
+        const byEntry = findingsByEntry(findings);
+        return renderResponse(op, items.map((it) => ({
           request: it.request,
-          entries: failedEntries(it.entries, (j) => validationRejection(findings, `${it.pointer}/TransactionData/${j}`)),
-        })));
+          entries: failedEntries(it.entries, (j) => validationRejection(findings, byEntry.get(`${it.pointer}/TransactionData/${j}`))),
+        })), renderContext);
       }
-      throw new MockError(400, 'MW-400-VALIDATION', REJECTIONS.validation().message, detailsOf(findings));
+      throw quietError(400, 'MW-400-VALIDATION', REJECTIONS.validation().message, detailsOf(findings));
     }
-    if (!items) throw new MockError(400, 'MW-400-VALIDATION', REJECTIONS.validation().message); // valid implies located
+    if (!items) throw quietError(400, 'MW-400-VALIDATION', REJECTIONS.validation().message); // valid implies located
 
     const results: ItemResult[] = [];
     for (const it of items) {
@@ -240,9 +307,9 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
     // (a payment may have debited) the answer must carry it, so failures beside it go in-band.
     if (options.errors === 'http' && failed.length > 0 && failed.length === outcomes.length && !failed.some((f) => f.rejection.inBand)) {
       const first = failed[0]!.rejection;
-      throw new MockError(first.status, first.code, first.message, failed.flatMap((f) => (f.rejection.detail ? [f.rejection.detail] : [])));
+      throw quietError(first.status, first.code, first.message, failed.flatMap((f) => (f.rejection.detail ? [f.rejection.detail] : [])));
     }
-    return render(results);
+    return renderResponse(op, results, renderContext);
   }
 
   return { app, state, tokens, faults };
