@@ -25,6 +25,14 @@ const companyOf = (req: FastifyRequest) => req.company || String(req.headers.com
 
 /** How long `rate-limit-no-reset` keeps an exceeded budget blocked, in windows (bounded, so a run recovers). */
 export const NO_RESET_WINDOWS = 10;
+/**
+ * ... and at least this long: Retry-After is whole seconds, so with a sub-second window a client
+ * honouring it waits longer than 10 windows, and a shorter block would look like a reset.
+ */
+export const NO_RESET_MIN_MS = 5_000;
+
+/** The windows `rate-limit-no-reset` keeps an exceeded budget blocked, for a window of `windowMs`. */
+export const noResetWindows = (windowMs: number) => Math.max(NO_RESET_WINDOWS, Math.ceil(NO_RESET_MIN_MS / Math.max(1, Math.round(windowMs))));
 
 /**
  * Route config of one operation; the plugin gives each route its own store. The rate-limit defects
@@ -45,6 +53,6 @@ export function rateLimitFor(op: Operation, options: MockOptions, defects: Defec
     // The plugin has already set Retry-After (whole seconds, rounded up, at least 1) and the
     // X-RateLimit-* headers on the reply when this runs.
     errorResponseBuilder: () => new MockError(429, 'MW-429', `Rate limit exceeded: ${limit} calls per ${options.rateWindowSeconds} s for ${op.title}`),
-    blockWindows: defects.on('rate-limit-no-reset', op.id) ? NO_RESET_WINDOWS : 0,
+    blockWindows: defects.on('rate-limit-no-reset', op.id) ? noResetWindows(options.rateWindowSeconds * 1000) : 0,
   };
 }

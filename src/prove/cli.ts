@@ -79,7 +79,9 @@ function unplanned429(results: Evidence[]): string[] {
 async function runJob(job: Job): Promise<Outcome> {
   const dir = mkdtempSync(join(tmpdir(), 'sadad-prove-'));
   // only the evidence files are read: Playwright's HTML and JUnit reports would cost CPU for nothing
-  const run = await runSuite({ SADAD_SEED: '20261121', ...job.env }, { dir, timeoutMs: 8 * 60_000, reporter: 'dot', ...(job.args ? { args: job.args } : {}) });
+  // one worker per run: the runs themselves go several at a time, and each extra worker process
+  // costs its start (modules, schema compilation) for no gain in a CPU-bound pool
+  const run = await runSuite({ SADAD_SEED: '20261121', SADAD_WORKERS: '1', ...job.env }, { dir, timeoutMs: 8 * 60_000, reporter: 'dot', ...(job.args ? { args: job.args } : {}) });
   const results = caseResults(run) as Evidence[];
   if (!values.keep) rmSync(dir, { recursive: true, force: true });
   const outcome: Outcome = {

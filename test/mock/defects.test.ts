@@ -13,7 +13,7 @@ import { ConfigError } from '../../src/contract/prefix.js';
 import { ROOT } from '../../src/paths.js';
 import { RULE_FAMILIES } from '../../src/suite/verdicts.js';
 import { BODY_LIMIT, DEFECT_CATALOGUE, DEFECT_FAMILIES, KNOWN_DEFECTS, mockOptionsFromEnv, startMock, type DefectName, type MockOptions } from '../../src/mock/index.js';
-import { NO_RESET_WINDOWS } from '../../src/mock/rate-limit.js';
+import { noResetWindows } from '../../src/mock/rate-limit.js';
 import { freshAccount, freshId, UNLIMITED, withMock, type Answer, type MockClient } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -54,7 +54,7 @@ async function paidFee(c: MockClient, headers: Record<string, string | undefined
   return { subject, entry, body, answer };
 }
 
-/** Window of the no-reset probe: the bound it shows is NO_RESET_WINDOWS of these. */
+/** Window of the no-reset probe: the bound it shows is noResetWindows() of these. */
 const WINDOW_MS = 400;
 
 interface Probe {
@@ -99,8 +99,8 @@ const PROBES: Record<DefectName, Probe> = {
       await sleep(Math.max(0, started + 1.5 * WINDOW_MS - Date.now()));
       expect(await enquire(), 'a window later, MOI enquiry is still blocked').toBe(429);
       expect(await pay(), 'a window later, MOI payment has a fresh budget').toBe(true);
-      await sleep(Math.max(0, started + (NO_RESET_WINDOWS + 0.75) * WINDOW_MS - Date.now()));
-      expect(await enquire(), `after ${NO_RESET_WINDOWS} windows the block ends`).toBe(200);
+      await sleep(Math.max(0, started + (noResetWindows(WINDOW_MS) + 0.75) * WINDOW_MS - Date.now()));
+      expect(await enquire(), `after ${noResetWindows(WINDOW_MS)} windows the block ends`).toBe(200);
     },
   },
   'rate-limit-off': {
