@@ -18,17 +18,22 @@ export const SIGNATURE_HEADER = 'X-Signature';
 /** Reference ids seen in a real deployment are 3-16 alphanumerics (domain notes). */
 const REFERENCE_ID = /^[A-Za-z0-9]{3,16}$/;
 
-function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const v = headers[name.toLowerCase()];
+/** `name` as Node keys it in `headers`: lower case (callers on the hot path pass it lowered already). */
+function headerValue(headers: IncomingHttpHeaders, name: string, key = name.toLowerCase()): string | undefined {
+  const v = headers[key];
   const s = Array.isArray(v) ? v.join(', ') : v;
   return s === undefined || s.trim() === '' ? undefined : s.trim();
 }
 
-function sameSecret(a: string, b: string): boolean {
+function sameSecret(a: string, b: string | Buffer): boolean {
   const x = Buffer.from(a);
-  const y = Buffer.from(b);
+  const y = typeof b === 'string' ? Buffer.from(b) : b;
   return x.length === y.length && timingSafeEqual(x, y);
 }
+
+/** A header's name as errors spell it, and as Node keys it. */
+interface HeaderName { name: string; key: string }
+const headerName = (name: string): HeaderName => ({ name, key: name.toLowerCase() });
 
 const present = (name: string) => unauthorized({ pointer: `header:${name}`, expected: 'header present', found: 'missing' });
 
@@ -49,9 +54,18 @@ export function verifiesMessage(message: unknown, signature: string, key: KeyObj
 
 export class Authenticator {
   private readonly publicKey?: KeyObject;
+  // Computed once rather than on every call: the header names and the secrets compared against.
+  private readonly required: readonly HeaderName[];
+  private readonly referenceId: HeaderName;
+  private readonly accessToken: Buffer;
+  private readonly clientSecret: Buffer;
 
   constructor(private readonly options: MockOptions, private readonly tokens: TokenIssuer, readonly defects: Defects) {
     if (options.signaturePublicKeyPem !== undefined) this.publicKey = createPublicKey(options.signaturePublicKeyPem);
+    this.required = requiredHeaderNames(options.headerPrefix).map(headerName);
+    this.referenceId = headerName(referenceIdHeader(options.headerPrefix));
+    this.accessToken = Buffer.from(options.accessToken);
+    this.clientSecret = Buffer.from(options.clientSecret);
   }
 
   get signatureRequired(): boolean {
@@ -66,26 +80,26 @@ export class Authenticator {
     const o = this.options;
     // defect: CompanyId neither required nor checked; the call goes to the configured company
     const anyCompany = this.defects.on('company-id-unchecked', op.id);
-    for (const name of requiredHeaderNames(o.headerPrefix)) {
-      if (headerValue(headers, name) === undefined && !(anyCompany && name === 'CompanyId')) throw present(name);
+    for (const { name, key } of this.required) {
+      if (headerValue(headers, name, key) === undefined && !(anyCompany && name === 'CompanyId')) throw present(name);
     }
-    const refName = referenceIdHeader(o.headerPrefix);
-    if (!REFERENCE_ID.test(headerValue(headers, refName)!)) {
+    const refName = this.referenceId.name;
+    if (!REFERENCE_ID.test(headerValue(headers, refName, this.referenceId.key)!)) {
       throw unauthorized({ pointer: `header:${refName}`, expected: '3-16 letters or digits', found: 'another form' });
     }
-    const stamp = headerValue(headers, 'DateTimeStamp')!;
+    const stamp = headerValue(headers, 'DateTimeStamp', 'datetimestamp')!;
     if (!isSpecTimestamp(stamp)) {
       throw unauthorized({ pointer: 'header:DateTimeStamp', expected: 'YYYY-MM-DDTHH:MM:SS (no zone, no fraction)', found: JSON.stringify(stamp.slice(0, 40)) });
     }
-    const auth = headerValue(headers, 'Authorization')!;
+    const auth = headerValue(headers, 'Authorization', 'authorization')!;
     const bearer = /^Bearer\s+(\S+)$/i.exec(auth);
     if (!bearer) throw unauthorized({ pointer: 'header:Authorization', expected: 'Bearer <access token>', found: 'another scheme or form' });
     const token = bearer[1]!;
     // defect: the token is never looked up, any Bearer token passes
-    if (!sameSecret(token, o.accessToken) && !this.tokens.isActive(token) && !this.defects.on('bad-token-accepted', op.id)) {
+    if (!sameSecret(token, this.accessToken) && !this.tokens.isActive(token) && !this.defects.on('bad-token-accepted', op.id)) {
       throw invalidToken();
     }
-    const company = headerValue(headers, 'CompanyId');
+    const company = headerValue(headers, 'CompanyId', 'companyid');
     const known = company !== undefined && (company === o.companyId || (o.extraCompanyIds ?? []).includes(company));
     if (!known) {
       if (!anyCompany) throw unauthorized({ pointer: 'header:CompanyId', expected: 'the company the credentials belong to', found: 'another company' });
@@ -107,7 +121,7 @@ export class Authenticator {
     if (id !== undefined && id !== this.options.clientId) {
       throw unauthorized({ pointer: `header:${idName}`, expected: 'the registered client id', found: 'another value' });
     }
-    if (secret !== undefined && !sameSecret(secret, this.options.clientSecret)) {
+    if (secret !== undefined && !sameSecret(secret, this.clientSecret)) {
       throw unauthorized({ pointer: `header:${secretName}`, expected: 'the registered client secret', found: 'another value' });
     }
   }

@@ -1,0 +1,422 @@
+/**
+ * The mock's throughput and latency against Prism's on the same workload (autocannon, 127.0.0.1).
+ *
+ *   npm run bench:mock -- --runs 3 --duration 10
+ *
+ * Each server runs in its own child process: the mock as `startMock` with its rate limits raised
+ * (full validation and state, no defects), Prism as `prism mock schemas/openapi.json` (it
+ * validates requests and answers 422 to invalid ones). This process only runs autocannon.
+ *
+ * Workload: a pool of requests over the four operations with the §5 headers, 1 in 4 of each
+ * operation's bodies with a required field dropped or retyped; every connection cycles through
+ * the pool from its own offset. Valid payments are paid in full with the amount the mock's world
+ * holds (so the mock accepts the first one), and every later copy of a payment is a replay: the
+ * mock refuses it as a duplicate (409) after validation and the state lookup, Prism answers its
+ * example. Invalid bodies: the mock answers 400, Prism 422.
+ *
+ * Per run, for each server: (1) max throughput, `--connections` (20) for `--duration` s (10);
+ * (2) a fixed rate of `--rate` (1000) requests per second (autocannon `overallRate`), once for each
+ * count in `--rate-connections` (1,10). Latency is measured here over every response (2xx and
+ * 4xx) from autocannon's own per-request times, to the microsecond (autocannon's histogram keeps
+ * whole ms), and so is the CPU time each server's process spent per response (Linux, /proc): unlike
+ * throughput it does not depend on what else the machine runs, autocannon included. Medians over
+ * `--runs` (3); the ratio mock / Prism is taken within each run, then its median.
+ *
+ * Note on the fixed rate: autocannon paces each connection per second (its share of the second's
+ * requests is sent back to back, then it waits for the next second), so arrivals come in bursts,
+ * not evenly spaced. With 1 connection a request never waits for another: the latency is the
+ * server's own; with 10, every burst keeps 10 requests in flight, and each waits for the others.
+ *
+ * Other flags: --pool N (200), --warmup S (3), --only mock|prism, --mock-cpu-prof DIR (writes a
+ * V8 CPU profile of the mock process there, for chrome://inspect or speedscope), --prism-log LEVEL
+ * (Prism's log level, default `silent`: its fastest setting, so the ratio is not flattered).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { operations, tagsOf, type Operation } from '../src/contract/catalogue.js';
+import { referenceIdHeader, specTimestamp } from '../src/contract/headers.js';
+import type { Fields } from '../src/contract/message.js';
+import { SPEC_PREFIX } from '../src/contract/prefix.js';
+import { mutationsOf } from '../src/generators/mutations.js';
+import { RequestGenerator } from '../src/generators/requests.js';
+import { shortUniqueId } from '../src/generators/unique.js';
+import { defaultMockOptions, startMock } from '../src/mock/index.js';
+import { billFacts, feeFacts } from '../src/mock/world.js';
+import { ROOT } from '../src/paths.js';
+
+const SELF = fileURLToPath(import.meta.url);
+/** Far above what a bench can send in a window: the limiter counts every call, refuses none. */
+const RATE_LIMITS = { bill: 1_000_000, moi: 1_000_000 };
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '20' },
+    rate: { type: 'string', default: '1000' },
+    'rate-connections': { type: 'string', default: '1,10' },
+    pool: { type: 'string', default: '200' },
+    warmup: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    'mock-cpu-prof': { type: 'string' },
+    'prism-log': { type: 'string', default: 'silent' },
+    'serve-mock': { type: 'boolean', default: false }, // internal: the child process that serves the mock
+  },
+});
+
+/* ------------------------------------------------------------------- the bench ------------------------------------------------------------------- */
+
+interface Measure {
+  rps: number;
+  /** CPU time of the server's process per response, in ms (Linux: from /proc), NaN where unknown. */
+  cpuMs: number;
+  p50: number;
+  p99: number;
+  responses: number;
+  statuses: Record<string, number>;
+  errors: number;
+  timeouts: number;
+}
+
+interface Server { name: 'mock' | 'prism'; url: string; child: ChildProcess }
+
+function positive(name: string, value: string | undefined): number {
+  const n = Number(value);
+  if (!(n > 0) || !Number.isFinite(n)) { console.error(`bench:mock: --${name} must be a positive number, got ${JSON.stringify(value)}`); process.exit(2); }
+  return n;
+}
+
+async function main(): Promise<void> {
+  const runs = Math.round(positive('runs', args.runs));
+  const duration = positive('duration', args.duration);
+  const connections = Math.round(positive('connections', args.connections));
+  const rate = Math.round(positive('rate', args.rate));
+  const rateConnections = (args['rate-connections'] ?? '').split(',').map((c) => Math.round(positive('rate-connections', c.trim())));
+  const poolSize = Math.round(positive('pool', args.pool));
+  const warmup = Number(args.warmup);
+  const only = args.only;
+  if (only !== undefined && only !== 'mock' && only !== 'prism') { console.error('bench:mock: --only must be mock or prism'); process.exit(2); }
+
+  const pool = buildPool(poolSize);
+  const invalid = pool.filter((r) => !r.valid).length;
+  console.log(`workload: ${pool.length} requests over ${operations.length} operations (${operations.map((op) => `${op.id} ${pool.filter((r) => r.op === op).length}`).join(', ')}), `
+    + `${pool.length - invalid} valid, ${invalid} invalid (a required field dropped or retyped), the §5 headers; every connection cycles through the pool from its own offset`);
+
+  const servers: Server[] = [];
+  const stopAll = () => Promise.all(servers.map((s) => stop(s.child)));
+  process.once('SIGINT', () => { void stopAll().then(() => process.exit(130)); });
+  try {
+    if (only !== 'prism') {
+      servers.push(await startMockChild(args['mock-cpu-prof']));
+      console.log(`mock: startMock in a child process (pid ${servers.at(-1)!.child.pid}), full validation and state, no defects, rate limits ${RATE_LIMITS.bill} calls per ${defaultMockOptions().rateWindowSeconds} s and operation, ${servers.at(-1)!.url}`);
+    }
+    if (only !== 'mock') {
+      servers.push(await startPrism(args['prism-log']!));
+      console.log(`prism: prism-cli mock schemas/openapi.json in a child process (pid ${servers.at(-1)!.child.pid}), log level ${args['prism-log']}, ${servers.at(-1)!.url}`);
+    }
+
+    // Each request once, in order: what every server answers to each kind of request.
+    for (const s of servers) console.log(`pre-flight, ${s.name} (each pool request once, in order): ${await preflight(s, pool)}`);
+    if (warmup > 0) {
+      for (const s of servers) await measure(s, pool, { connections, duration: warmup });
+      console.log(`warm-up: ${warmup} s at full speed on each server`);
+    }
+
+    type PerServer = Partial<Record<Server['name'], Measure>>;
+    const results: { max: PerServer; fixed: PerServer[] }[] = [];
+    for (let i = 1; i <= runs; i++) {
+      const run: (typeof results)[number] = { max: {}, fixed: rateConnections.map(() => ({})) };
+      for (const s of servers) run.max[s.name] = await measure(s, pool, { connections, duration });
+      for (const [k, c] of rateConnections.entries()) {
+        for (const s of servers) run.fixed[k]![s.name] = await measure(s, pool, { connections: c, duration, overallRate: rate });
+      }
+      results.push(run);
+      console.log(`\nrun ${i}/${runs}`);
+      console.log(`  max throughput, ${connections} connections, ${duration} s:`);
+      for (const s of servers) console.log(`    ${line(s.name, run.max[s.name]!)}`);
+      if (run.max.mock && run.max.prism) {
+        console.log(`    ratio mock / prism: throughput ${(run.max.mock.rps / run.max.prism.rps).toFixed(1)}x, cpu per response ${(run.max.prism.cpuMs / run.max.mock.cpuMs).toFixed(1)}x less`);
+      }
+      for (const [k, c] of rateConnections.entries()) {
+        console.log(`  fixed rate ${rate} req/s (autocannon overallRate), ${c} connection(s), ${duration} s:`);
+        for (const s of servers) console.log(`    ${line(s.name, run.fixed[k]![s.name]!, 'achieved')}`);
+      }
+    }
+
+    console.log(`\nmedians over ${runs} run(s):`);
+    const med = (pick: (r: (typeof results)[number]) => number | undefined) => median(results.map(pick).filter((x): x is number => x !== undefined));
+    for (const s of servers) {
+      const n = s.name;
+      console.log(`  ${n.padEnd(5)} max throughput (${connections} connections): ${fmt(med((r) => r.max[n]?.rps), 0)} req/s, p50 ${ms(med((r) => r.max[n]?.p50))}, p99 ${ms(med((r) => r.max[n]?.p99))}, cpu ${us(med((r) => r.max[n]?.cpuMs))} per response`);
+      for (const [k, c] of rateConnections.entries()) {
+        console.log(`  ${n.padEnd(5)} at ${rate} req/s (${c} connection(s)): achieved ${fmt(med((r) => r.fixed[k]![n]?.rps), 0)} req/s, p50 ${ms(med((r) => r.fixed[k]![n]?.p50))}, p99 ${ms(med((r) => r.fixed[k]![n]?.p99))}`);
+      }
+    }
+    for (const s of servers) {
+      const all = results.flatMap((r) => [r.max[s.name]!, ...r.fixed.map((f) => f[s.name]!)]);
+      const statuses: Record<string, number> = {};
+      for (const m of all) for (const [code, count] of Object.entries(m.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
+      const total = all.reduce((sum, m) => sum + m.responses, 0);
+      const non2xx = Object.entries(statuses).filter(([c]) => !c.startsWith('2')).reduce((sum, [, n]) => sum + n, 0);
+      console.log(`  ${s.name.padEnd(5)} all timed runs: ${total} responses, non-2xx ${non2xx} (${Object.entries(statuses).map(([c, n]) => `${c}: ${n}`).join(', ')}), `
+        + `errors ${all.reduce((sum, m) => sum + m.errors, 0)}, timeouts ${all.reduce((sum, m) => sum + m.timeouts, 0)}`);
+    }
+    if (servers.some((s) => s.name === 'mock')) {
+      console.log('  (mock: 400 = invalid bodies; 409 = payments replayed from the pool, refused as duplicates after validation and the state lookup: still full work)');
+    }
+
+    console.log('');
+    if (results[0]!.max.mock && results[0]!.max.prism) {
+      const ratio = med((r) => r.max.mock!.rps / r.max.prism!.rps);
+      const cpuRatio = med((r) => r.max.prism!.cpuMs / r.max.mock!.cpuMs);
+      console.log(`goal: mock throughput >= 10x Prism's (log level ${args['prism-log']}): median of the runs' ratios ${ratio.toFixed(1)}x, ${ratio >= 10 ? 'met' : 'MISSED'}`
+        + ` (cpu per response: the mock uses ${cpuRatio.toFixed(1)}x less than Prism)`);
+    }
+    if (results[0]!.max.mock) {
+      for (const [k, c] of rateConnections.entries()) {
+        const p99 = med((r) => r.fixed[k]!.mock!.p99);
+        const achieved = med((r) => r.fixed[k]!.mock!.rps);
+        console.log(`goal: mock p99 <= 5 ms at ${rate} req/s (${c} connection(s)): median p99 ${ms(p99)} at ${fmt(achieved, 0)} req/s achieved, ${p99 <= 5 && achieved >= rate * 0.95 ? 'met' : 'MISSED'}`);
+      }
+    }
+  } finally {
+    await stopAll();
+  }
+}
+
+/* ------------------------------------------------------------------- workload ------------------------------------------------------------------- */
+
+interface PoolRequest { op: Operation; valid: boolean; what: string; request: autocannon.Request }
+
+const isRecord = (v: unknown): v is Fields => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function firstItem(op: Operation, body: unknown): Fields {
+  const { requestRoot, listTag } = tagsOf(op, SPEC_PREFIX);
+  const list = isRecord(body) && isRecord(body.Message) && isRecord(body.Message[requestRoot]) ? body.Message[requestRoot][listTag] : undefined;
+  if (!Array.isArray(list) || !isRecord(list[0])) throw new Error(`${op.id}: generated body without an item`);
+  return list[0];
+}
+
+/**
+ * Valid payments pay what the mock's world says is due (world.ts derives it from the identity),
+ * so the mock accepts the first copy of each rather than refusing its amount.
+ */
+function payInFull(op: Operation, body: unknown): void {
+  const item = firstItem(op, body);
+  const entry = (item.TransactionData as Fields[])[0]!;
+  if (op.id === 'bill-payment') {
+    const bill = billFacts(String(entry.BillerId), String(entry.BillAccountID));
+    if (bill) { entry.Amount = bill.dueCents / 100; entry.PayExactDue = true; }
+  } else if (op.id === 'moi-payment') {
+    const fee = feeFacts(String(entry.BillerID), String(entry.ID), String(entry.RequestType));
+    if (fee) { entry.FeeReferenceId = fee.feeReferenceId; entry.DueAmount = fee.dueCents / 100; }
+  }
+}
+
+function headersFor(op: Operation): Record<string, string> {
+  const d = defaultMockOptions();
+  return {
+    'Content-Type': 'application/json',
+    CompanyId: d.companyId,
+    [referenceIdHeader(SPEC_PREFIX)]: shortUniqueId(16),
+    DateTimeStamp: specTimestamp(),
+    Device: 'Web',
+    Authorization: `Bearer ${d.accessToken}`,
+    ...(op.clientHeaders ? { clientid: d.clientId, clientsecret: d.clientSecret } : {}),
+  };
+}
+
+function buildPool(size: number): PoolRequest[] {
+  const generator = new RequestGenerator({ seed: 1, tagPrefix: SPEC_PREFIX });
+  const pool: PoolRequest[] = [];
+  const mutationAt = new Map<string, number>();
+  for (let i = 0; i < size; i++) {
+    const op = operations[i % operations.length]!;
+    const body: unknown = generator.build(op.id);
+    payInFull(op, body);
+    // every fourth body of each operation is invalid: a required field missing or of the wrong JSON type, in turn
+    const invalid = Math.floor(i / operations.length) % 4 === 3;
+    let sent = body;
+    let what = 'valid';
+    if (invalid) {
+      const candidates = mutationsOf(op.id, body, SPEC_PREFIX).filter((m) => !m.valid && (m.kind === 'missing' || m.kind === 'wrong-type'));
+      const k = mutationAt.get(op.id) ?? 0;
+      mutationAt.set(op.id, k + 1);
+      const m = candidates[(k * 7) % candidates.length]!; // a stride, so the dropped and retyped fields vary along the pool
+      sent = m.body;
+      what = m.id;
+    }
+    pool.push({ op, valid: !invalid, what, request: { method: 'POST', path: op.path, headers: headersFor(op), body: JSON.stringify(sent) } });
+  }
+  return pool;
+}
+
+async function preflight(server: Server, pool: PoolRequest[]): Promise<string> {
+  const seen = new Map<string, number>();
+  for (const r of pool) {
+    const res = await fetch(`${server.url}${r.op.path}`, { method: 'POST', headers: r.request.headers as Record<string, string>, body: r.request.body as string, signal: AbortSignal.timeout(10_000) });
+    await res.arrayBuffer();
+    if (r.valid && res.status >= 400 && !(server.name === 'mock' && r.op.kind === 'payment' && res.status === 409)) {
+      throw new Error(`${server.name} refused a valid ${r.op.id} request with ${res.status}: the workload is wrong`);
+    }
+    if (!r.valid && (res.status < 400 || res.status >= 500)) throw new Error(`${server.name} answered ${res.status} to an invalid ${r.op.id} request (${r.what})`);
+    const key = `${r.op.kind} ${r.valid ? 'valid' : 'invalid'} ${res.status}`;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  return [...seen].map(([k, n]) => `${k}: ${n}`).join(', ');
+}
+
+/* ------------------------------------------------------------------- measuring ------------------------------------------------------------------- */
+
+/**
+ * CPU seconds (user + system) a process has used so far: fields 14 and 15 of /proc/<pid>/stat, in
+ * clock ticks of 1/100 s (USER_HZ); NaN off Linux. Immune to the machine being shared: a server's
+ * cost per request, whatever else runs.
+ */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // from field 3 on: the name may hold spaces
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+async function measure(server: Server, pool: PoolRequest[], o: { connections: number; duration: number; overallRate?: number }): Promise<Measure> {
+  const requests = pool.map((r) => r.request);
+  let client = 0;
+  const times: number[] = [];
+  const cpuBefore = cpuSeconds(server.child.pid);
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({
+      url: server.url,
+      connections: o.connections,
+      duration: o.duration,
+      timeout: 10,
+      ...(o.overallRate ? { overallRate: o.overallRate, ignoreCoordinatedOmission: true } : {}),
+      requests,
+      // every connection starts at its own place in the pool, so concurrent requests differ
+      setupClient: (c) => {
+        const offset = Math.floor((client++ * requests.length) / o.connections);
+        c.setRequests([...requests.slice(offset), ...requests.slice(0, offset)]);
+      },
+    }, (err: unknown, res: autocannon.Result) => (err ? reject(err) : resolve(res)));
+    // The instance emits (client, statusCode, bytes, responseTime in ms, fractional), unlike its typings say.
+    (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => { times.push(responseTime); });
+  });
+  const cpu = cpuSeconds(server.child.pid) - cpuBefore;
+  const sorted = Float64Array.from(times).sort();
+  const statuses: Record<string, number> = {};
+  for (const [code, s] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = s.count ?? 0;
+  return {
+    rps: times.length / result.duration,
+    cpuMs: (cpu * 1000) / times.length,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    responses: times.length,
+    statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+const median = (xs: number[]) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const fmt = (n: number, digits: number) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+const us = (msValue: number) => `${(msValue * 1000).toFixed(0)} µs`;
+
+function line(name: string, m: Measure, label = ''): string {
+  const codes = Object.entries(m.statuses).map(([c, n]) => `${c}: ${n}`).join(', ');
+  return `${name.padEnd(5)} ${label ? `${label} ` : ''}${fmt(m.rps, 0)} req/s, p50 ${ms(m.p50)}, p99 ${ms(m.p99)}, cpu ${us(m.cpuMs)} per response (${m.responses} responses; ${codes}; errors ${m.errors}, timeouts ${m.timeouts})`;
+}
+
+/* ------------------------------------------------------------------- processes ------------------------------------------------------------------- */
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Resolves with the server's URL once `ready` finds it, from the child's output so far (checked on
+ * output and every 200 ms); rejects (and stops the child) if it exits first or takes over 60 s.
+ * The child's output keeps being read (and dropped past 100 kB), so a chatty server never blocks.
+ */
+function started(child: ChildProcess, what: string, ready: (output: string) => Promise<string | undefined>): Promise<string> {
+  let out = '';
+  const drain = (chunk: Buffer) => { if (out.length < 100_000) out += chunk.toString(); };
+  child.stdout!.on('data', drain);
+  child.stderr!.on('data', drain);
+  return new Promise<string>((resolve, reject) => {
+    let done = false;
+    const finish = (f: () => void) => { if (!done) { done = true; clearInterval(poll); clearTimeout(timer); f(); } };
+    const timer = setTimeout(() => finish(() => reject(new Error(`${what} did not start within 60 s:\n${out}`))), 60_000);
+    const poll = setInterval(() => { void ready(out).then((url) => { if (url) finish(() => resolve(url)); }, () => {}); }, 200);
+    child.once('error', (e) => finish(() => reject(e)));
+    child.once('exit', (code, signal) => finish(() => reject(new Error(`${what} exited (${code ?? signal}) before it listened:\n${out}`))));
+  }).catch(async (e: unknown) => { await stop(child); throw e; });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => { clearTimeout(force); resolve(); });
+    child.kill('SIGTERM');
+  });
+}
+
+async function startMockChild(cpuProfDir: string | undefined): Promise<Server> {
+  const flags = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', SELF, '--serve-mock'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await started(child, 'the mock', async (out) => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1]);
+  return { name: 'mock', url, child };
+}
+
+async function startPrism(logLevel: string): Promise<Server> {
+  const port = await freePort();
+  const cli = `${ROOT}/node_modules/@stoplight/prism-cli/dist/index.js`;
+  const child = spawn(process.execPath, [cli, 'mock', '-h', '127.0.0.1', '-p', String(port), '-v', logLevel, 'schemas/openapi.json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = `http://127.0.0.1:${port}`;
+  // Prism says it listens unless silenced: the port answering HTTP is the sign either way.
+  await started(child, 'Prism', async () => {
+    const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(1000) });
+    await res.arrayBuffer();
+    return url;
+  });
+  return { name: 'prism', url, child };
+}
+
+/* ------------------------------------------- entry: the bench, or (--serve-mock) the mock's child process ------------------------------------------- */
+// Last in the file: the helpers above are initialized by the time either runs.
+
+if (args['serve-mock']) {
+  const mock = await startMock({ port: 0, rateLimits: RATE_LIMITS });
+  console.log(`listening on ${mock.url}`);
+  const stop = () => { mock.close().then(() => process.exit(0), () => process.exit(1)); };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+} else {
+  await main();
+}
