@@ -19,7 +19,7 @@ export const MOCK_DEFAULTS = { accessToken: 'mock-access-token-0123456789', comp
  * some window, not a 60 s one; a short window makes a full run take seconds. Chosen by measurement
  * (`npm run bench:pacing -- --window ... --load 0,2`): see README, "The embedded mock's window".
  */
-export const EMBEDDED_MOCK_WINDOW_SECONDS = 0.1;
+export const EMBEDDED_MOCK_WINDOW_SECONDS = 0.05;
 
 export interface SuiteConfig {
   /** Target base URL without trailing slash; undefined means: start the embedded mock. */

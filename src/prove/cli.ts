@@ -60,8 +60,8 @@ const withFaults = (j: Job): Job => ({ ...j, name: `${j.name} + faults`, faults:
 const jobs: Job[] = [
   ...COMBINATIONS,
   // every limiter kind is a conformant way to count a window (the default, fixed, is in the runs above)
-  // at a 1 s window: a token bucket refills one call per window / limit (10 ms at the embedded mock's
-  // 0.1 s), and a burst of limit+1 calls sent together takes longer than that to arrive
+  // at a 1 s window: a token bucket refills one call per window / limit (5 ms at the embedded mock's
+  // 0.05 s), and a burst of limit+1 calls sent together takes longer than that to arrive
   ...(['calendar', 'sliding', 'bucket'] as const).map((kind): Job => ({ name: `conformant: limiter ${kind}`, kind: 'conformant', env: { MOCK_LIMITER: kind, SADAD_RATE_WINDOW_SECONDS: '1' } })),
   ...DEFECTS,
   ...(faults ? [...COMBINATIONS, ...DEFECTS.filter((d) => FAULT_FAMILIES.includes(d.family!))].map(withFaults) : []),
