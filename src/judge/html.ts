@@ -5,7 +5,7 @@
  * that forbids any network access, readable without the script and printable. Every value goes
  * through `text()`: masked, then HTML-escaped.
  */
-import { badge, caseLink, clip, CSS, exchangeBlock, label, matrixSection, statusClass, text, utc, VERDICT_INFO } from '../reporter/html.js';
+import { badge, caseLink, clip, CSS, exchangeBlock, label, matrixSection, SCRIPT_TAIL, statusClass, text, utc, VERDICT_INFO } from '../reporter/html.js';
 import { operationTitle, SPEC_SECTIONS, type VerdictCounts } from '../reporter/model.js';
 import { formatDuration } from '../reporter/plan.js';
 import { VERDICT_ORDER, type Verdict } from '../suite/verdicts.js';
@@ -376,19 +376,5 @@ const CLIENT_SCRIPT = String.raw`
   $$('.tile').forEach(function(t){t.addEventListener('click',function(){set([t.dataset.verdict])})});
   $$('.num').forEach(function(t){t.addEventListener('click',function(){set([t.dataset.verdict],t.dataset.side)})});
   $$('.cell').forEach(function(t){t.addEventListener('click',function(){set(null,'',t.dataset.op,t.dataset.family)})});
-  function reveal(){
-    var id=decodeURIComponent(location.hash.slice(1));
-    if(id.indexOf('case-')!==0) return;
-    var r=document.getElementById(id); if(!r) return;
-    if(r.hidden) set(null);
-    var d=r.querySelector('details'); if(d) d.open=true;
-    r.scrollIntoView({block:'start'});
-  }
-  window.addEventListener('hashchange',reveal);
-  var closed=[];
-  window.addEventListener('beforeprint',function(){closed=$$('details:not([open])');closed.forEach(function(d){d.open=true})});
-  window.addEventListener('afterprint',function(){closed.forEach(function(d){d.open=false});closed=[]});
-  $$('details[data-problem]').slice(0,3).forEach(function(d){d.open=true});
-  apply(); reveal();
-})();
+${SCRIPT_TAIL}})();
 `;

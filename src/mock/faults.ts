@@ -19,6 +19,7 @@ import { ConfigError } from '../contract/prefix.js';
 import { invalidToken } from './auth.js';
 import { MockError } from './errors.js';
 import type { TokenIssuer } from './token.js';
+import { mulberry32 } from '../generators/prng.js';
 
 /** The probabilistic kinds, in the order they are drawn and take precedence. */
 export const FAULT_KINDS = ['reset', '502', '503', '504', '429', 'revoke', 'hang', 'lost'] as const;
@@ -78,17 +79,6 @@ export function parseFaults(raw: string | undefined, variable = 'MOCK_FAULTS'): 
 export const formatFaults = (settings: FaultSettings): string =>
   FAULT_PARTS.filter((p) => settings[p as keyof FaultSettings] !== undefined).map((p) => `${p}=${settings[p as keyof FaultSettings]}`).join(',');
 
-/** Small, seedable and good enough to decide faults (mulberry32). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type BeforeKind = Exclude<FaultKind, 'lost'>;
 interface Draw { before?: BeforeKind; lost: boolean; delayMs: number }

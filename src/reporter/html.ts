@@ -528,6 +528,24 @@ html.js .filters.js-only{display:block}
 }
 `;
 
+/** The end of both reports' scripts: open a case named in the URL, open every case for printing. */
+export const SCRIPT_TAIL = `
+  function reveal(){
+    var id=decodeURIComponent(location.hash.slice(1));
+    if(id.indexOf('case-')!==0) return;
+    var r=document.getElementById(id); if(!r) return;
+    if(r.hidden) set(null);
+    var d=r.querySelector('details'); if(d) d.open=true;
+    r.scrollIntoView({block:'start'});
+  }
+  window.addEventListener('hashchange',reveal);
+  var closed=[];
+  window.addEventListener('beforeprint',function(){closed=$$('details:not([open])');closed.forEach(function(d){d.open=true})});
+  window.addEventListener('afterprint',function(){closed.forEach(function(d){d.open=false});closed=[]});
+  $$('details[data-problem]').slice(0,3).forEach(function(d){d.open=true});
+  apply(); reveal();
+`.slice(1);
+
 const SCRIPT = `
 (function(){
   document.documentElement.classList.add('js');
@@ -575,19 +593,5 @@ const SCRIPT = `
   $$('.tile').forEach(function(t){t.addEventListener('click',function(){set([t.dataset.verdict])})});
   $$('.num').forEach(function(t){t.addEventListener('click',function(){set([t.dataset.verdict],t.dataset.op)})});
   $$('.cell').forEach(function(t){t.addEventListener('click',function(){set(null,t.dataset.op,t.dataset.family)})});
-  function reveal(){
-    var id=decodeURIComponent(location.hash.slice(1));
-    if(id.indexOf('case-')!==0) return;
-    var r=document.getElementById(id); if(!r) return;
-    if(r.hidden) set(null);
-    var d=r.querySelector('details'); if(d) d.open=true;
-    r.scrollIntoView({block:'start'});
-  }
-  window.addEventListener('hashchange',reveal);
-  var closed=[];
-  window.addEventListener('beforeprint',function(){closed=$$('details:not([open])');closed.forEach(function(d){d.open=true})});
-  window.addEventListener('afterprint',function(){closed.forEach(function(d){d.open=false});closed=[]});
-  $$('details[data-problem]').slice(0,3).forEach(function(d){d.open=true});
-  apply(); reveal();
-})();
+${SCRIPT_TAIL}})();
 `;

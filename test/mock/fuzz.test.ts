@@ -18,6 +18,7 @@ import { RequestGenerator } from '../../src/generators/requests.js';
 import { BODY_LIMIT, startMock, TOKEN_PATH, type MockOptions, type RunningMock } from '../../src/mock/index.js';
 import { billFacts } from '../../src/mock/world.js';
 import { freshAccount, MockClient, UNLIMITED } from './helpers.js';
+import { mulberry32 } from '../../src/generators/prng.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_611);
 const COUNT = Number(process.env.FUZZ_COUNT ?? 10_000);
@@ -30,17 +31,6 @@ const ANSWER_TIMEOUT_MS = 20_000;
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness
 
-/** mulberry32: a tiny, good-enough 32-bit PRNG. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Rng {
   private readonly next: () => number;

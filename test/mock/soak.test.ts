@@ -15,6 +15,7 @@ import { RequestGenerator } from '../../src/generators/requests.js';
 import { defaultMockOptions, type MockOptions } from '../../src/mock/index.js';
 import { DEFAULT_STATE_LIMITS, DUPLICATE_HORIZON_MS, MAX_BILLS_PER_COMPANY, MAX_FEES_PER_COMPANY, MAX_SEQUENCES_PER_COMPANY, MockState, type StateLimits, type StateStats } from '../../src/mock/state.js';
 import { feeFacts } from '../../src/mock/world.js';
+import { mulberry32 } from '../../src/generators/prng.js';
 
 // ---------------------------------------------------------------------------------------------
 // MockState's bounds, with a clock the test moves
@@ -150,16 +151,6 @@ class MockProcess {
   }
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kind = 'bill-enquiry' | 'bill-payment' | 'bill-payment-again' | 'moi-enquiry' | 'moi-payment' | 'replay' | 'invalid' | 'magic';
 const MIX: [number, Kind][] = [[28, 'bill-enquiry'], [14, 'bill-payment'], [10, 'bill-payment-again'], [15, 'moi-enquiry'], [12, 'moi-payment'], [8, 'replay'], [7, 'invalid'], [6, 'magic']];
