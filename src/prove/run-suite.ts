@@ -7,7 +7,8 @@ import { ROOT } from '../paths.js';
 
 export interface SuiteRun { code: number | null; output: string; reportsDir: string; resultsDir: string; durationMs: number; timedOut: boolean }
 
-export interface RunOptions { args?: string[]; dir?: string; timeoutMs?: number; reporter?: string }
+/** `config`: a Playwright config other than the suite's (the multi-target run's). */
+export interface RunOptions { args?: string[]; dir?: string; timeoutMs?: number; reporter?: string; config?: string }
 
 export function runSuite(env: Record<string, string>, options: RunOptions = {}): Promise<SuiteRun> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sadad-suite-'));
@@ -18,7 +19,7 @@ export function runSuite(env: Record<string, string>, options: RunOptions = {}):
   // SADAD_PAYMENTS=on: these runs target local stand-ins, never a real sandbox (a caller testing the payments guard sets it to '')
   const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, CI: '1', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env'), SADAD_PAYMENTS: 'on' };
   return new Promise((resolve) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/playwright'), ['test', '-c', join(ROOT, 'playwright.config.ts'), `--reporter=${options.reporter ?? `line,html,${join(ROOT, 'src/reporter/certification.ts')}`}`, ...(options.args ?? [])], {
+    const child = spawn(join(ROOT, 'node_modules/.bin/playwright'), ['test', '-c', options.config ?? join(ROOT, 'playwright.config.ts'), `--reporter=${options.reporter ?? `line,html,${join(ROOT, 'src/reporter/certification.ts')}`}`, ...(options.args ?? [])], {
       cwd: ROOT, detached: true,
       env: { ...base, SADAD_REPORTS_DIR: reportsDir, SADAD_RESULTS_DIR: resultsDir, PLAYWRIGHT_HTML_OUTPUT_DIR: join(reportsDir, 'html'), PLAYWRIGHT_JUNIT_OUTPUT_NAME: join(reportsDir, 'junit.xml'), ...env },
     });

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
-import { ROOT, reportsDir } from '../paths.js';
+import { ROOT } from '../paths.js';
 import { writeFileAtomic } from '../reporter/atomic.js';
 import { operation, type OperationId } from '../contract/catalogue.js';
 import type { Exchange } from '../client/exchange.js';
@@ -15,7 +15,8 @@ import { maskText } from '../client/redact.js';
 import type { SendOptions } from '../client/client.js';
 import { RequestGenerator, type BillSubject, type MoiSubject } from '../generators/requests.js';
 import { classify, type Outcome } from './outcome.js';
-import { runtime, type Runtime } from './runtime.js';
+import type { Runtime } from './runtime.js';
+import { runtimeOf } from './targets.js';
 import { loadBaseline, type Waiver } from './baseline.js';
 import { caseFilter } from './selection.js';
 import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from './verdicts.js';
@@ -258,10 +259,12 @@ export class CaseContext {
  */
 // an override must keep the fixture's auto mode, which the public types do not spell
 const AUTO_WITH_HOOKS = 'all-hooks-included' as unknown as true;
-export const test = base.extend<{ _setupArtifacts: void; _setupContextOptions: void }, { rt: Runtime }>({
+// `rt` is per test, built once per worker and target: in a multi-target run (targets.ts) one worker
+// serves many targets, each test the one it is annotated with.
+export const test = base.extend<{ _setupArtifacts: void; _setupContextOptions: void; rt: Runtime }>({
   _setupArtifacts: [async ({}, use) => { await use(); }, { auto: AUTO_WITH_HOOKS, box: true, timeout: 0 }],
   _setupContextOptions: [async ({}, use) => { await use(); }, { auto: AUTO_WITH_HOOKS, box: true }],
-  rt: [async ({}, use) => { await use(await runtime()); }, { scope: 'worker' }],
+  rt: [async ({}, use, testInfo) => { await use(await runtimeOf(testInfo)); }, { box: true }],
 });
 
 type CaseBody = (c: CaseContext) => Promise<void>;
@@ -281,8 +284,11 @@ export function collectCases(register: () => void): CaseSpec[] {
  */
 export function interleave(lists: CaseSpec[][]): CaseSpec[] {
   const selected = caseFilter();
-  lists = lists.map((l) => l.filter(([def]) => selected(def.id)));
-  const out: CaseSpec[] = [];
+  return roundRobin(lists.map((l) => l.filter(([def]) => selected(def.id))));
+}
+
+export function roundRobin<T>(lists: T[][]): T[] {
+  const out: T[] = [];
   const longest = Math.max(0, ...lists.map((l) => l.length));
   for (let i = 0; i < longest; i++) for (const l of lists) if (l[i]) out.push(l[i]!);
   return out;
@@ -294,12 +300,16 @@ export function defineCase(def: CaseDefinition, body: CaseBody): void {
   collector.push([def, body]);
 }
 
-/** The arguments of `test()` for a case: a spec file calls `test(...asTest(spec))`. */
-export function asTest([def, body]: CaseSpec): Parameters<typeof test> {
-  const title = `${def.id} §${def.sections.join(' §')}`;
+/**
+ * The arguments of `test()` for a case: a spec file calls `test(...asTest(spec))`. With `target`
+ * (a multi-target run, targets.ts) the title starts with `[<target>]` and the test runs on it.
+ */
+export function asTest([def, body]: CaseSpec, target?: string): Parameters<typeof test> {
+  const title = `${target ? `[${target}] ` : ''}${def.id} §${def.sections.join(' §')}`;
   return [title, {
     tag: [`@${def.level}`, `@${def.family}`, `@${def.op}`],
     annotation: [
+      ...(target ? [{ type: 'target', description: target }] : []),
       { type: 'case', description: def.id },
       { type: 'level', description: def.level },
       { type: 'family', description: def.family },
@@ -335,7 +345,7 @@ function writeEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, tes
   const finished = Date.now();
   // Playwright keeps the test's start only privately; the first exchange is the next best thing
   const started = (testInfo as unknown as { _startWallTime?: number })._startWallTime ?? (Date.parse(c.exchanges[0]?.startedAt ?? '') || finished);
-  writeFileAtomic(join(reportsDir(), 'evidence', `${c.def.id}.json`), JSON.stringify({
+  writeFileAtomic(join(c.rt.reportsDir, 'evidence', `${c.def.id}.json`), JSON.stringify({
     id: c.def.id, runId: process.env.SADAD_RUN_ID, writtenBy: 'case', title: maskText(testInfo.title), file: relative(ROOT, testInfo.file).split('\\').join('/'),
     verdict, testStatus, level: c.def.level, family: c.def.family, op: c.def.op, sections: c.def.sections, expectation: c.def.expectation,
     calls: c.def.calls ?? { [c.def.op]: 1 },

@@ -29,7 +29,7 @@ export function expectRejection(c: CaseContext, ex: Exchange, what: string, opti
     return;
   }
   if (o.kind === 'no-answer') c.error(`${what}: ${o.detail}`);
-  if (o.kind === 'accepted' && operation(c.def.op).kind === 'payment') spendPayable(c.def.op);
+  if (o.kind === 'accepted' && operation(c.def.op).kind === 'payment') spendPayable(c, c.def.op);
   const why = o.kind === 'accepted' ? 'accepted it' : o.kind === 'server-error' ? 'failed with a server error instead of rejecting it' : `gave an answer that is no rejection (${o.detail})`;
   // one cause per operation, rule family and answer: a target that validates nothing reads as one cause, not one per field
   const how = o.kind === 'accepted' ? 'accepted' : o.kind === 'server-error' ? `answered ${o.detail}` : `answered ${o.detail.replace(/\d{4,}/g, '#')}`;

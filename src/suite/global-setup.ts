@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { ConfigError, configFromEnv, loadEnvFile } from '../config/index.js';
 import { startCoordinator } from '../pacer/coordinator.js';
-import { formatFaults } from '../mock/faults.js';
+import { startEmbeddedMock } from './embedded-mock.js';
 import { failOnFrom, loadComparison } from '../reporter/compare.js';
 import { reportsDir } from '../paths.js';
 import { limitsOf } from './runtime.js';
@@ -26,10 +26,14 @@ function orStop<T>(step: () => T): T {
   try {
     return step();
   } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    console.error(`\nConfiguration error: ${e.message}\nNothing was sent. See .env.example and the configuration table in README.md.\n`);
-    process.exit(2);
+    return stopOn(e);
   }
+}
+
+function stopOn(e: unknown): never {
+  if (!(e instanceof ConfigError)) throw e;
+  console.error(`\nConfiguration error: ${e.message}\nNothing was sent. See .env.example and the configuration table in README.md.\n`);
+  process.exit(2);
 }
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
@@ -61,30 +65,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   let injectedFaults: (() => unknown) | undefined;
   let target = config.baseUrl ?? '';
   if (!config.baseUrl) {
-    const { startMock, mockOptionsFromEnv } = await import('../mock/index.js');
-    // the embedded mock keeps its own variables, else follows the suite's window and limits
-    const env = { ...process.env };
-    env.MOCK_RATE_WINDOW_SECONDS ??= String(config.rateWindowSeconds);
-    env.MOCK_RATE_LIMIT_BILL ??= String(config.rateLimits.bill);
-    env.MOCK_RATE_LIMIT_MOI ??= String(config.rateLimits.moi);
-    const options = orStop(() => mockOptionsFromEnv(env));
-    const mock = await startMock({ ...options, port: 0 });
+    const mock = await startEmbeddedMock(process.env, config).catch(stopOn);
     closers.push(mock.close);
-    injectedFaults = () => mock.faultCounts();
+    injectedFaults = mock.faultCounts;
     target = mock.url;
-    Object.assign(process.env, {
-      SADAD_BASE_URL: mock.url,
-      SADAD_ACCESS_TOKEN: options.accessToken,
-      SADAD_COMPANY_ID: options.companyId,
-      SADAD_CLIENT_ID: options.clientId,
-      SADAD_CLIENT_SECRET: options.clientSecret,
-      SADAD_RATE_WINDOW_SECONDS: String(options.rateWindowSeconds),
-      SADAD_RATE_LIMIT_BILL: String(options.rateLimits.bill),
-      SADAD_RATE_LIMIT_MOI: String(options.rateLimits.moi),
-      SADAD_TARGET_PROFILE: `embedded mock (style ${options.style}, errors ${options.errors}, window ${options.rateWindowSeconds} s` +
-        `${options.limiter && options.limiter !== 'fixed' ? `, limiter ${options.limiter}` : ''}${options.faults && Object.keys(options.faults).length ? `, faults ${formatFaults(options.faults)}` : ''}` +
-        `${options.defects.length ? `, defects ${options.defects.join(',')}` : ''})`,
-    });
+    Object.assign(process.env, mock.env);
     config = configFromEnv();
   }
   process.env.SADAD_SEED = String(config.seed);

@@ -89,11 +89,9 @@ export function freshIds(opId: OperationId, body: RequestBody, tagPrefix: string
 
 /**
  * A request of the operation that the target would accept. Payments are built on state fetched
- * once per worker and reused until a payment is accepted (then the subject is spent and a new one
+ * once per worker (and target) and reused until a payment is accepted (then the subject is spent and a new one
  * is fetched), so a case's rejection is never due to a stale amount or fee reference.
  */
-const payable = new Map<OperationId, PayableBase>();
-
 /** A payment the target would accept, and the enquiry state it was built on. */
 export interface PayableBase { body: RequestBody; bill?: BillState; fee?: FeeState }
 
@@ -111,6 +109,7 @@ export async function acceptableRequest(c: CaseContext, opId: OperationId = c.de
 
 /** A payment the target would accept (fresh ids), with the state it pays. */
 export async function acceptablePaymentBase(c: CaseContext, opId: OperationId = c.def.op): Promise<PayableBase> {
+  const payable = c.rt.kept<PayableBase>('payable');
   let base = payable.get(opId);
   if (!base) {
     if (opId === 'bill-payment') {
@@ -127,6 +126,6 @@ export async function acceptablePaymentBase(c: CaseContext, opId: OperationId = 
 }
 
 /** The subject behind the payable base was spent (a payment went through): fetch another next time. */
-export function spendPayable(opId: OperationId): void {
-  payable.delete(opId);
+export function spendPayable(c: CaseContext, opId: OperationId): void {
+  c.rt.kept<PayableBase>('payable').delete(opId);
 }

@@ -13,6 +13,7 @@ import { RemotePacer } from '../pacer/remote.js';
 import { operations, type OperationId } from '../contract/catalogue.js';
 import { RequestGenerator } from '../generators/requests.js';
 import { loadTargetData, type TargetData } from '../config/target-data.js';
+import { reportsDir } from '../paths.js';
 
 export interface Runtime {
   config: SuiteConfig;
@@ -26,6 +27,10 @@ export interface Runtime {
   targetData: TargetData | undefined;
   /** The next unused index of a data-file list for this run (shared by all workers), or null. */
   claim(kind: 'bills' | 'fees'): Promise<number | null>;
+  /** Where the cases' evidence goes (SADAD_REPORTS_DIR): one folder per target in a multi-target run. */
+  reportsDir: string;
+  /** What the worker keeps across cases for this target, per operation (a payable subject, an accepted answer), by name. */
+  kept<T>(name: string): Map<OperationId, T>;
 }
 
 export function tokenSource(config: SuiteConfig): TokenSource {
@@ -37,11 +42,16 @@ export function limitsOf(config: SuiteConfig): Record<OperationId, number> {
   return Object.fromEntries(operations.map((op) => [op.id, config.rateLimits[op.rateGroup]])) as Record<OperationId, number>;
 }
 
-let current: Promise<Runtime> | undefined;
+const built = new Map<string, Promise<Runtime>>();
 
-export function runtime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
-  current ??= build(env);
-  return current;
+/**
+ * The worker's runtime, built on first use. `key` names a target of a multi-target run
+ * (suite/targets.ts), whose `env` is the worker's environment with that target's variables over it.
+ */
+export function runtime(env: NodeJS.ProcessEnv = process.env, key = ''): Promise<Runtime> {
+  let rt = built.get(key);
+  if (!rt) built.set(key, (rt = build(env)));
+  return rt;
 }
 
 async function build(env: NodeJS.ProcessEnv): Promise<Runtime> {
@@ -53,6 +63,7 @@ async function build(env: NodeJS.ProcessEnv): Promise<Runtime> {
   const client = new SadadClient(config, { pacer, tokens: tokenSource(config), signer });
   const targetData = loadTargetData(config.dataFile);
   const localClaims = new Map<string, number>();
+  const keptMaps = new Map<string, Map<OperationId, unknown>>();
   const claim = async (kind: 'bills' | 'fees') => {
     if (pacer instanceof RemotePacer) return pacer.claim(kind);
     const next = localClaims.get(kind) ?? 0;
@@ -64,6 +75,12 @@ async function build(env: NodeJS.ProcessEnv): Promise<Runtime> {
   const identity = new RequestGenerator({ seed: config.seed, tagPrefix: config.tagPrefix, bankCode: config.bankCode, companyCode: config.companyCode });
   return {
     config,
+    reportsDir: reportsDir(env),
+    kept: <T>(name: string) => {
+      let m = keptMaps.get(name);
+      if (!m) keptMaps.set(name, (m = new Map()));
+      return m as Map<OperationId, T>;
+    },
     client,
     pacer,
     targetData,

@@ -79,7 +79,7 @@ export function registerHeaderCases(opId: OperationId): void {
         o = c.classify(await c.send({ body: await acceptable(c), headers, label }));
       }
       if (o.status === 429) c.error('rate limited: the pacer\'s limits do not match the target\'s');
-      if (o.kind === 'accepted' && op.kind === 'payment') spendPayable(opId);
+      if (o.kind === 'accepted' && op.kind === 'payment') spendPayable(c, opId);
       const required = o.kind === 'rejected';
       c.observe('clientid/clientsecret required', required ? `yes (${o.detail})` : o.kind === 'accepted' ? 'no: accepted without them' : `unclear (${o.detail})`);
       c.violated(required ? 'the target requires clientid/clientsecret' : 'the target does not require clientid/clientsecret');

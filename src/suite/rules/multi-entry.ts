@@ -29,7 +29,7 @@ export function registerMultiEntryCases(opId: OperationId): void {
       else body = c.gen.build(opId, { entries: ENTRIES });
       if (!effect) { ex = await c.send({ body, label }); break; }
       const paid = await sendPayment(c, body, effect, label);
-      spendPayable(opId);
+      spendPayable(c, opId);
       ex = paid.ex;
       if (!paid.answerLost) break;
       if (attempt > c.config.retries) return c.error(`the answers of ${attempt} requests with ${ENTRIES} payments were all lost: nothing to judge`);

@@ -47,7 +47,7 @@ export function registerRequestFieldCases(opId: OperationId): void {
       const ex = await c.send({ body: m.body, label: planned.id });
       const o = c.classify(ex);
       c.observe('answer', o.detail);
-      if (o.kind === 'accepted') { if (op.kind === 'payment') spendPayable(opId); return c.pass(`${m.description}: accepted`); }
+      if (o.kind === 'accepted') { if (op.kind === 'payment') spendPayable(c, opId); return c.pass(`${m.description}: accepted`); }
       c.requireAccepted(ex, `a request with ${m.description}`);
     });
   }

@@ -18,11 +18,10 @@ import { fieldShape, valuesAt } from '../walk.js';
 import { fieldOf, findingCause, typeCause } from '../causes.js';
 
 interface Accepted { request: unknown; exchange: Exchange }
-const accepted = new Map<OperationId, Promise<Accepted>>();
-
 /** The worker's accepted exchange for the operation, attached to every case that reads it. */
 async function acceptedExchange(c: CaseContext): Promise<Accepted> {
   const op = c.def.op;
+  const accepted = c.rt.kept<Promise<Accepted>>('accepted');
   let p = accepted.get(op);
   if (!p) {
     p = (async () => {
@@ -35,7 +34,7 @@ async function acceptedExchange(c: CaseContext): Promise<Accepted> {
         const { body, effect } = await acceptablePayment(c);
         // each case judges the answer itself (requireAccepted below), as for enquiries
         const paid = await sendPayment(c, body, effect, attempt === 1 ? 'accepted request' : `accepted request, subject ${attempt}`);
-        spendPayable(op);
+        spendPayable(c, op);
         if (!paid.answerLost) return { request: body, exchange: paid.ex };
         if (attempt > c.config.retries) return c.error(`the answers of ${attempt} accepted ${op} requests were all lost: nothing to judge`);
       }
