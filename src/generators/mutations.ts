@@ -60,9 +60,11 @@ function emptyValue(row: FieldRow): unknown | undefined {
   return undefined;                                               // numbers and booleans have no empty form; null covers them
 }
 
-export function mutationsOf(opId: OperationId, validBody: unknown, tagPrefix = tagPrefixFrom()): Mutation[] {
+/** `only`: just the mutation with that id (a case needs one; cloning the body for all cost more than the case). */
+export function mutationsOf(opId: OperationId, validBody: unknown, tagPrefix = tagPrefixFrom(), only?: string): Mutation[] {
   const out: Mutation[] = [];
   const add = (row: FieldRow, kind: MutationKind, valid: boolean, description: string, change: (l: Located) => void) => {
+    if (only !== undefined && `${fieldName(row.path)}.${kind}` !== only) return;
     const body = structuredClone(validBody);
     const at = locate(body, row.path, tagPrefix);
     change(at);

@@ -12,6 +12,7 @@ import { limitsOf } from '../suite/runtime.js';
 import { TARGETS_RUNTIME_ENV, targetsFromEnv } from '../suite/targets.js';
 
 export default async function targetsSetup(): Promise<() => Promise<void>> {
+  const started = Date.now();
   const targets = targetsFromEnv() ?? [];
   process.env.SADAD_RUN_ID ??= `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
   const closers: (() => Promise<void>)[] = [];
@@ -27,6 +28,6 @@ export default async function targetsSetup(): Promise<() => Promise<void>> {
     published[t.name] = { ...t.env, ...mock.env, SADAD_PACER_URL: coordinator.url, SADAD_REPORTS_DIR: t.reportsDir };
   }
   process.env[TARGETS_RUNTIME_ENV] = JSON.stringify(published);
-  console.log(`${targets.length} targets started`);
+  console.log(`${targets.length} targets started in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return async () => { for (const close of closers.reverse()) await close(); };
 }

@@ -178,7 +178,7 @@ export class CaseContext {
   private async sendOnce(op: OperationId, options: CaseSendOptions & { label: string }): Promise<Exchange> {
     const ex = await this.rt.client.send(op, options);
     this.exchanges.push(ex);
-    await this.testInfo.attach(`exchange-${String(this.exchanges.length).padStart(2, '0')}-${ex.label}.json`, {
+    if (this.rt.attachExchanges) await this.testInfo.attach(`exchange-${String(this.exchanges.length).padStart(2, '0')}-${ex.label}.json`, {
       body: JSON.stringify({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs }, null, 2),
       contentType: 'application/json',
     });

@@ -31,6 +31,12 @@ export interface Runtime {
   reportsDir: string;
   /** What the worker keeps across cases for this target, per operation (a payable subject, an accepted answer), by name. */
   kept<T>(name: string): Map<OperationId, T>;
+  /**
+   * Whether each exchange is also attached to its Playwright test (for Playwright's own reports).
+   * Not for a target of a multi-target run: nothing reads its Playwright reports, the evidence file
+   * holds every exchange, and an attachment is a folder, a file and a message to the runner each.
+   */
+  attachExchanges: boolean;
 }
 
 export function tokenSource(config: SuiteConfig): TokenSource {
@@ -50,11 +56,11 @@ const built = new Map<string, Promise<Runtime>>();
  */
 export function runtime(env: NodeJS.ProcessEnv = process.env, key = ''): Promise<Runtime> {
   let rt = built.get(key);
-  if (!rt) built.set(key, (rt = build(env)));
+  if (!rt) built.set(key, (rt = build(env, key === '')));
   return rt;
 }
 
-async function build(env: NodeJS.ProcessEnv): Promise<Runtime> {
+async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean): Promise<Runtime> {
   loadEnvFile(env);
   const config = configFromEnv(env);
   for (const s of [config.accessToken, config.clientSecret, config.signingKeyPassphrase]) registerSecret(s);
@@ -76,6 +82,7 @@ async function build(env: NodeJS.ProcessEnv): Promise<Runtime> {
   return {
     config,
     reportsDir: reportsDir(env),
+    attachExchanges,
     kept: <T>(name: string) => {
       let m = keptMaps.get(name);
       if (!m) keptMaps.set(name, (m = new Map()));

@@ -36,7 +36,7 @@ export function registerRequestFieldCases(opId: OperationId): void {
       pays: op.kind === 'payment' && planned.valid,
     }, async (c) => {
       const base = await acceptableRequest(c);
-      const m = mutationsOf(opId, base, c.tagPrefix).find((x) => x.id === planned.id);
+      const m = mutationsOf(opId, base, c.tagPrefix, planned.id)[0];
       if (!m) return c.error(`mutation ${planned.id} does not apply to the base request`);
       c.observe('mutated', `${m.pointer} (${fieldName(row.path)}: ${m.description})`);
       if (!m.valid) {
