@@ -36,22 +36,27 @@ export { narrowingArgs } from './narrowing.js';
 const truthy = (v: string | undefined) => !!v && !/^(0|false|no|off)$/i.test(v.trim());
 
 let sigtermHandled = false;
+/** Set when the run's reports are being written: a SIGINT then would kill it mid-write. */
+let runEnding = false;
 /**
  * Playwright's runner stops gracefully on SIGINT (its reporters and global teardown run) but has no
  * SIGTERM handler: a CI runner's SIGTERM would kill it on the spot and no package would be written.
  * The first SIGTERM becomes the SIGINT Playwright handles; later ones are ignored, since a second
  * SIGINT makes Playwright skip its teardown (SIGKILL still ends everything; `--report` then rebuilds).
+ * A SIGTERM that finds no SIGINT listener while the tests still run (seen once in CI, under load: the
+ * run went on to the end) is passed on as soon as one is there.
  */
 function stopGracefullyOnSigterm(): void {
   if (sigtermHandled) return;
   sigtermHandled = true;
   let sent = false;
-  process.on('SIGTERM', () => {
-    // with no SIGINT listener left (the run is already writing its reports) a SIGINT would kill it mid-write
-    if (sent || process.listenerCount('SIGINT') === 0) return;
+  const pass = (): void => {
+    if (sent || runEnding) return;
+    if (process.listenerCount('SIGINT') === 0) { setTimeout(pass, 50).unref(); return; }
     sent = true;
     process.kill(process.pid, 'SIGINT');
-  });
+  };
+  process.on('SIGTERM', pass);
 }
 
 export interface CertificationReporterOptions {
@@ -150,6 +155,7 @@ export default class CertificationReporter implements Reporter {
   }
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | void> {
+    runEnding = true;
     if (this.listMode) return this.printPlan();
     registerSecrets();
     const dir = this.dir;
