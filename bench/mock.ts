@@ -38,12 +38,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { operations, tagsOf, type Operation } from '../src/contract/catalogue.js';
-import { referenceIdHeader, specTimestamp } from '../src/contract/headers.js';
+import { conformantHeaders } from '../src/contract/headers.js';
 import type { Fields } from '../src/contract/message.js';
 import { SPEC_PREFIX } from '../src/contract/prefix.js';
 import { mutationsOf } from '../src/generators/mutations.js';
 import { RequestGenerator } from '../src/generators/requests.js';
-import { shortUniqueId } from '../src/generators/unique.js';
 import { defaultMockOptions, startMock } from '../src/mock/index.js';
 import { billFacts, feeFacts } from '../src/mock/world.js';
 import { ROOT } from '../src/paths.js';
@@ -217,18 +216,7 @@ function payInFull(op: Operation, body: unknown): void {
   }
 }
 
-function headersFor(op: Operation): Record<string, string> {
-  const d = defaultMockOptions();
-  return {
-    'Content-Type': 'application/json',
-    CompanyId: d.companyId,
-    [referenceIdHeader(SPEC_PREFIX)]: shortUniqueId(16),
-    DateTimeStamp: specTimestamp(),
-    Device: 'Web',
-    Authorization: `Bearer ${d.accessToken}`,
-    ...(op.clientHeaders ? { clientid: d.clientId, clientsecret: d.clientSecret } : {}),
-  };
-}
+const headersFor = (op: Operation) => conformantHeaders(op, defaultMockOptions());
 
 function buildPool(size: number): PoolRequest[] {
   const generator = new RequestGenerator({ seed: 1, tagPrefix: SPEC_PREFIX });

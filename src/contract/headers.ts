@@ -1,5 +1,7 @@
 /** Request headers every operation requires (spec §5), spelled for a deployment's header prefix. */
 import type { Operation } from './catalogue.js';
+import { SPEC_PREFIX } from './prefix.js';
+import { shortUniqueId } from '../generators/unique.js';
 
 export const referenceIdHeader = (headerPrefix: string) => `${headerPrefix}ReferenceID`;
 
@@ -23,3 +25,23 @@ export function specDate(date = new Date()): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}`;
 }
+
+export interface ClientCredentials { accessToken: string; companyId: string; clientId?: string; clientSecret?: string }
+
+/**
+ * The headers a conformant client sends on a call (spec §5) with the spec's header prefix: the
+ * bearer token, company, a fresh reference id, the time, the device, and the client id and secret
+ * where the operation carries them. For the benchmarks and checks that call the mock directly.
+ */
+export function conformantHeaders(op: Operation, c: ClientCredentials): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    CompanyId: c.companyId,
+    [referenceIdHeader(SPEC_PREFIX)]: shortUniqueId(16),
+    DateTimeStamp: specTimestamp(),
+    Device: 'Web',
+    Authorization: `Bearer ${c.accessToken}`,
+    ...(op.clientHeaders ? { clientid: c.clientId ?? '', clientsecret: c.clientSecret ?? '' } : {}),
+  };
+}
+

@@ -12,14 +12,13 @@ import { expect, test } from '@playwright/test';
 import { validate, dereference } from '@readme/openapi-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { operation, operations, type Operation } from '../../src/contract/catalogue.js';
-import { referenceIdHeader, specTimestamp } from '../../src/contract/headers.js';
+import { conformantHeaders, referenceIdHeader } from '../../src/contract/headers.js';
 import { SPEC_PREFIX } from '../../src/contract/prefix.js';
 import { SCHEMA_BASE, schemaFileName } from '../../src/contract/schema-files.js';
 import { validateRequest, validateResponse } from '../../src/contract/validator.js';
 import { MOCK_DEFAULTS } from '../../src/config/index.js';
 import { mutationsOf } from '../../src/generators/mutations.js';
 import { RequestGenerator } from '../../src/generators/requests.js';
-import { shortUniqueId } from '../../src/generators/unique.js';
 import { ROOT, SCHEMAS_DIR } from '../../src/paths.js';
 import { buildBundledOpenApi, exampleRequest, exampleResponse, OPENAPI_FILE, renderOpenApi } from '../../scripts/gen-openapi.js';
 
@@ -179,17 +178,7 @@ function stopPrism(child: ChildProcess | undefined): Promise<void> {
 }
 
 /** The headers a conformant client sends (spec §5), with the embedded mock's credentials. */
-function headersFor(op: Operation): Record<string, string> {
-  return {
-    'Content-Type': 'application/json',
-    CompanyId: MOCK_DEFAULTS.companyId,
-    [referenceIdHeader(SPEC_PREFIX)]: shortUniqueId(16),
-    DateTimeStamp: specTimestamp(),
-    Device: 'Web',
-    Authorization: `Bearer ${MOCK_DEFAULTS.accessToken}`,
-    ...(op.clientHeaders ? { clientid: MOCK_DEFAULTS.clientId, clientsecret: MOCK_DEFAULTS.clientSecret } : {}),
-  };
-}
+const headersFor = (op: Operation) => conformantHeaders(op, MOCK_DEFAULTS);
 
 interface Answer { status: number; violations: { message: string; location?: string[] }[]; body: unknown }
 
