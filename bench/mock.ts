@@ -27,7 +27,13 @@
  * not evenly spaced. With 1 connection a request never waits for another: the latency is the
  * server's own; with 10, every burst keeps 10 requests in flight, and each waits for the others.
  *
- * Other flags: --pool N (200), --warmup S (3), --only mock|prism, --mock-cpu-prof DIR (writes a
+ * The ceiling: a third child serves the same four routes with fastify as the mock configures it
+ * (its JSON parser, its body limit) and answers every call with one fixed small body: no
+ * authentication, validation, rate limit, state or rendering. Its max throughput is what the HTTP
+ * stack alone allows on this machine and workload, so it bounds what any fastify app could reach;
+ * it is measured in the max-throughput phase only (`--no-ceiling` leaves it out).
+ *
+ * Other flags: --pool N (200), --warmup S (3), --only mock|prism|ceiling, --mock-cpu-prof DIR (writes a
  * V8 CPU profile of the mock process there, for chrome://inspect or speedscope), --prism-log LEVEL
  * (Prism's log level, default `silent`: its fastest setting, so the ratio is not flattered).
  */
@@ -37,13 +43,14 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import Fastify from 'fastify';
 import { operations, tagsOf, type Operation } from '../src/contract/catalogue.js';
 import { conformantHeaders } from '../src/contract/headers.js';
 import type { Fields } from '../src/contract/message.js';
 import { SPEC_PREFIX } from '../src/contract/prefix.js';
 import { mutationsOf } from '../src/generators/mutations.js';
 import { RequestGenerator } from '../src/generators/requests.js';
-import { defaultMockOptions, startMock } from '../src/mock/index.js';
+import { BODY_LIMIT, defaultMockOptions, startMock } from '../src/mock/index.js';
 import { billFacts, feeFacts } from '../src/mock/world.js';
 import { ROOT } from '../src/paths.js';
 
@@ -63,7 +70,9 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     'mock-cpu-prof': { type: 'string' },
     'prism-log': { type: 'string', default: 'silent' },
+    'no-ceiling': { type: 'boolean', default: false },
     'serve-mock': { type: 'boolean', default: false }, // internal: the child process that serves the mock
+    'serve-ceiling': { type: 'boolean', default: false }, // internal: the child process that serves the empty routes
   },
 });
 
@@ -81,7 +90,8 @@ interface Measure {
   timeouts: number;
 }
 
-interface Server { name: 'mock' | 'prism'; url: string; child: ChildProcess }
+/** `ceiling`: fastify's routes with no work behind them (see the header). */
+interface Server { name: 'mock' | 'prism' | 'ceiling'; url: string; child: ChildProcess }
 
 function positive(name: string, value: string | undefined): number {
   const n = Number(value);
@@ -98,7 +108,8 @@ async function main(): Promise<void> {
   const poolSize = Math.round(positive('pool', args.pool));
   const warmup = Number(args.warmup);
   const only = args.only;
-  if (only !== undefined && only !== 'mock' && only !== 'prism') { console.error('bench:mock: --only must be mock or prism'); process.exit(2); }
+  if (only !== undefined && only !== 'mock' && only !== 'prism' && only !== 'ceiling') { console.error('bench:mock: --only must be mock, prism or ceiling'); process.exit(2); }
+  const wanted = (name: Server['name']) => (only === undefined ? name !== 'ceiling' || !args['no-ceiling'] : only === name);
 
   const pool = buildPool(poolSize);
   const invalid = pool.filter((r) => !r.valid).length;
@@ -109,14 +120,20 @@ async function main(): Promise<void> {
   const stopAll = () => Promise.all(servers.map((s) => stop(s.child)));
   process.once('SIGINT', () => { void stopAll().then(() => process.exit(130)); });
   try {
-    if (only !== 'prism') {
+    if (wanted('mock')) {
       servers.push(await startMockChild(args['mock-cpu-prof']));
       console.log(`mock: startMock in a child process (pid ${servers.at(-1)!.child.pid}), full validation and state, no defects, rate limits ${RATE_LIMITS.bill} calls per ${defaultMockOptions().rateWindowSeconds} s and operation, ${servers.at(-1)!.url}`);
     }
-    if (only !== 'mock') {
+    if (wanted('prism')) {
       servers.push(await startPrism(args['prism-log']!));
       console.log(`prism: prism-cli mock schemas/openapi.json in a child process (pid ${servers.at(-1)!.child.pid}), log level ${args['prism-log']}, ${servers.at(-1)!.url}`);
     }
+    if (wanted('ceiling')) {
+      servers.push(await startCeilingChild());
+      console.log(`ceiling: fastify with the mock's four routes, JSON parser and body limit, one fixed answer, no work per call, in a child process (pid ${servers.at(-1)!.child.pid}), ${servers.at(-1)!.url}`);
+    }
+    // the ceiling is only measured at full speed: at a fixed rate it says nothing about the mock
+    const paced = servers.filter((s) => s.name !== 'ceiling');
 
     // Each request once, in order: what every server answers to each kind of request.
     for (const s of servers) console.log(`pre-flight, ${s.name} (each pool request once, in order): ${await preflight(s, pool)}`);
@@ -131,7 +148,7 @@ async function main(): Promise<void> {
       const run: (typeof results)[number] = { max: {}, fixed: rateConnections.map(() => ({})) };
       for (const s of servers) run.max[s.name] = await measure(s, pool, { connections, duration });
       for (const [k, c] of rateConnections.entries()) {
-        for (const s of servers) run.fixed[k]![s.name] = await measure(s, pool, { connections: c, duration, overallRate: rate });
+        for (const s of paced) run.fixed[k]![s.name] = await measure(s, pool, { connections: c, duration, overallRate: rate });
       }
       results.push(run);
       console.log(`\nrun ${i}/${runs}`);
@@ -140,9 +157,11 @@ async function main(): Promise<void> {
       if (run.max.mock && run.max.prism) {
         console.log(`    ratio mock / prism: throughput ${(run.max.mock.rps / run.max.prism.rps).toFixed(1)}x, cpu per response ${(run.max.prism.cpuMs / run.max.mock.cpuMs).toFixed(1)}x less`);
       }
+      if (run.max.ceiling && run.max.prism) console.log(`    ratio ceiling / prism: throughput ${(run.max.ceiling.rps / run.max.prism.rps).toFixed(1)}x`);
+      if (run.max.ceiling && run.max.mock) console.log(`    the mock reaches ${((100 * run.max.mock.rps) / run.max.ceiling.rps).toFixed(0)}% of the ceiling's throughput`);
       for (const [k, c] of rateConnections.entries()) {
         console.log(`  fixed rate ${rate} req/s (autocannon overallRate), ${c} connection(s), ${duration} s:`);
-        for (const s of servers) console.log(`    ${line(s.name, run.fixed[k]![s.name]!, 'achieved')}`);
+        for (const s of paced) console.log(`    ${line(s.name, run.fixed[k]![s.name]!, 'achieved')}`);
       }
     }
 
@@ -150,18 +169,19 @@ async function main(): Promise<void> {
     const med = (pick: (r: (typeof results)[number]) => number | undefined) => median(results.map(pick).filter((x): x is number => x !== undefined));
     for (const s of servers) {
       const n = s.name;
-      console.log(`  ${n.padEnd(5)} max throughput (${connections} connections): ${fmt(med((r) => r.max[n]?.rps), 0)} req/s, p50 ${ms(med((r) => r.max[n]?.p50))}, p99 ${ms(med((r) => r.max[n]?.p99))}, cpu ${us(med((r) => r.max[n]?.cpuMs))} per response`);
+      console.log(`  ${n.padEnd(7)} max throughput (${connections} connections): ${fmt(med((r) => r.max[n]?.rps), 0)} req/s, p50 ${ms(med((r) => r.max[n]?.p50))}, p99 ${ms(med((r) => r.max[n]?.p99))}, cpu ${us(med((r) => r.max[n]?.cpuMs))} per response`);
+      if (n === 'ceiling') continue;
       for (const [k, c] of rateConnections.entries()) {
-        console.log(`  ${n.padEnd(5)} at ${rate} req/s (${c} connection(s)): achieved ${fmt(med((r) => r.fixed[k]![n]?.rps), 0)} req/s, p50 ${ms(med((r) => r.fixed[k]![n]?.p50))}, p99 ${ms(med((r) => r.fixed[k]![n]?.p99))}`);
+        console.log(`  ${n.padEnd(7)} at ${rate} req/s (${c} connection(s)): achieved ${fmt(med((r) => r.fixed[k]![n]?.rps), 0)} req/s, p50 ${ms(med((r) => r.fixed[k]![n]?.p50))}, p99 ${ms(med((r) => r.fixed[k]![n]?.p99))}`);
       }
     }
     for (const s of servers) {
-      const all = results.flatMap((r) => [r.max[s.name]!, ...r.fixed.map((f) => f[s.name]!)]);
+      const all = results.flatMap((r) => [r.max[s.name]!, ...r.fixed.flatMap((f) => f[s.name] ?? [])]);
       const statuses: Record<string, number> = {};
       for (const m of all) for (const [code, count] of Object.entries(m.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
       const total = all.reduce((sum, m) => sum + m.responses, 0);
       const non2xx = Object.entries(statuses).filter(([c]) => !c.startsWith('2')).reduce((sum, [, n]) => sum + n, 0);
-      console.log(`  ${s.name.padEnd(5)} all timed runs: ${total} responses, non-2xx ${non2xx} (${Object.entries(statuses).map(([c, n]) => `${c}: ${n}`).join(', ')}), `
+      console.log(`  ${s.name.padEnd(7)} all timed runs: ${total} responses, non-2xx ${non2xx} (${Object.entries(statuses).map(([c, n]) => `${c}: ${n}`).join(', ')}), `
         + `errors ${all.reduce((sum, m) => sum + m.errors, 0)}, timeouts ${all.reduce((sum, m) => sum + m.timeouts, 0)}`);
     }
     if (servers.some((s) => s.name === 'mock')) {
@@ -174,6 +194,12 @@ async function main(): Promise<void> {
       const cpuRatio = med((r) => r.max.prism!.cpuMs / r.max.mock!.cpuMs);
       console.log(`goal: mock throughput >= 10x Prism's (log level ${args['prism-log']}): median of the runs' ratios ${ratio.toFixed(1)}x, ${ratio >= 10 ? 'met' : 'MISSED'}`
         + ` (cpu per response: the mock uses ${cpuRatio.toFixed(1)}x less than Prism)`);
+      if (results[0]!.max.ceiling) {
+        const ceiling = med((r) => r.max.ceiling!.rps / r.max.prism!.rps);
+        console.log(`  bound: the HTTP stack alone (fastify, the same routes and workload, no work per call) reaches ${ceiling.toFixed(1)}x Prism on this machine;`
+          + ` the mock reaches ${(100 * med((r) => r.max.mock!.rps / r.max.ceiling!.rps)).toFixed(0)}% of it`
+          + `${ceiling < 10 ? ': 10x is beyond any fastify app here, whatever it does per call' : ''}`);
+      }
     }
     if (results[0]!.max.mock) {
       for (const [k, c] of rateConnections.entries()) {
@@ -251,7 +277,8 @@ async function preflight(server: Server, pool: PoolRequest[]): Promise<string> {
     if (r.valid && res.status >= 400 && !(server.name === 'mock' && r.op.kind === 'payment' && res.status === 409)) {
       throw new Error(`${server.name} refused a valid ${r.op.id} request with ${res.status}: the workload is wrong`);
     }
-    if (!r.valid && (res.status < 400 || res.status >= 500)) throw new Error(`${server.name} answered ${res.status} to an invalid ${r.op.id} request (${r.what})`);
+    // the ceiling answers everything alike (it checks nothing): its pre-flight only shows it answers
+    if (!r.valid && server.name !== 'ceiling' && (res.status < 400 || res.status >= 500)) throw new Error(`${server.name} answered ${res.status} to an invalid ${r.op.id} request (${r.what})`);
     const key = `${r.op.kind} ${r.valid ? 'valid' : 'invalid'} ${res.status}`;
     seen.set(key, (seen.get(key) ?? 0) + 1);
   }
@@ -329,7 +356,7 @@ const us = (msValue: number) => `${(msValue * 1000).toFixed(0)} µs`;
 
 function line(name: string, m: Measure, label = ''): string {
   const codes = Object.entries(m.statuses).map(([c, n]) => `${c}: ${n}`).join(', ');
-  return `${name.padEnd(5)} ${label ? `${label} ` : ''}${fmt(m.rps, 0)} req/s, p50 ${ms(m.p50)}, p99 ${ms(m.p99)}, cpu ${us(m.cpuMs)} per response (${m.responses} responses; ${codes}; errors ${m.errors}, timeouts ${m.timeouts})`;
+  return `${name.padEnd(7)} ${label ? `${label} ` : ''}${fmt(m.rps, 0)} req/s, p50 ${ms(m.p50)}, p99 ${ms(m.p99)}, cpu ${us(m.cpuMs)} per response (${m.responses} responses; ${codes}; errors ${m.errors}, timeouts ${m.timeouts})`;
 }
 
 /* ------------------------------------------------------------------- processes ------------------------------------------------------------------- */
@@ -382,6 +409,12 @@ async function startMockChild(cpuProfDir: string | undefined): Promise<Server> {
   return { name: 'mock', url, child };
 }
 
+async function startCeilingChild(): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SELF, '--serve-ceiling'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await started(child, 'the ceiling server', async (out) => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1]);
+  return { name: 'ceiling', url, child };
+}
+
 async function startPrism(logLevel: string): Promise<Server> {
   const port = await freePort();
   const cli = `${ROOT}/node_modules/@stoplight/prism-cli/dist/index.js`;
@@ -403,6 +436,18 @@ if (args['serve-mock']) {
   const mock = await startMock({ port: 0, rateLimits: RATE_LIMITS });
   console.log(`listening on ${mock.url}`);
   const stop = () => { mock.close().then(() => process.exit(0), () => process.exit(1)); };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+} else if (args['serve-ceiling']) {
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT });
+  // the mock's parser: JSON only, prototype keys dropped (server.ts)
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, app.getDefaultJsonParser('remove', 'remove'));
+  const answer = { ok: true };
+  for (const op of operations) app.post(op.path, async () => answer);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  console.log(`listening on http://127.0.0.1:${(app.server.address() as { port: number }).port}`);
+  const stop = () => { app.close().then(() => process.exit(0), () => process.exit(1)); };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 } else {
