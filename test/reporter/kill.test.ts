@@ -66,12 +66,14 @@ test('SIGTERM to the certify process (a CI runner cancelling the job): Playwrigh
 });
 
 test('a worker killed under a running case: that case is NOT_RUN with the reason, not ERROR, and the other cases finish', async () => {
-  // each answer takes 600 ms, so a worker is all but always killed mid-case (a case that already wrote
-  // its evidence when its worker died keeps its verdict: finished work is never thrown away)
-  // the signature cases are NOT_APPLICABLE at once (no signer): one killed between writing its evidence
-  // and reporting would keep its verdict, as it should, and leave no case to be NOT_RUN; leave them out
-  const run = startCertify({ SADAD_CASES: 'bill-enquiry.req.*,bill-enquiry.hdr.*', SADAD_SKIP_CASES: '*.hdr.signature.*', MOCK_FAULTS: 'latency=600' });
+  // 28 one-call cases (fewer than 60: one worker, one after the other), each answer held 400 ms. The
+  // kill comes 150 ms after the 10th evidence file appeared (seen within 50 ms): the next case
+  // started at once, and its answer is still 200 ms or more away, so the worker dies mid-case.
+  // (A case that already wrote its evidence when its worker died keeps its verdict: finished work is
+  // never thrown away, and there would be no case to be NOT_RUN.)
+  const run = startCertify({ SADAD_CASES: 'bill-enquiry.req.*.missing,bill-enquiry.req.*.null', MOCK_FAULTS: 'latency=400' });
   await whenEvidence(run, 10);
+  await new Promise((r) => setTimeout(r, 150));
   const workers = execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' }).split('\n')
     .map((l) => l.trim().split(/\s+/)).filter((f) => f[1] === String(run.child.pid) && f.join(' ').includes('workerProcessEntry'));
   expect(workers.length).toBeGreaterThan(0);
