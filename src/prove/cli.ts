@@ -93,7 +93,7 @@ function unplanned429(results: Evidence[]): string[] {
  * cases registered once for it, any worker serving any target. A run per job paid a Playwright
  * start, its workers' module loading and schema compilation each time: most of prove's CPU.
  */
-async function runJobs(list: Job[]): Promise<Outcome[]> {
+async function runJobs(list: Job[], yieldCpu: boolean): Promise<Outcome[]> {
   const dir = mkdtempSync(join(tmpdir(), 'sadad-prove-'));
   const targets: Target[] = list.map((job, i) => ({
     name: job.name, env: job.env, reportsDir: join(dir, `target-${i}`),
@@ -109,7 +109,7 @@ async function runJobs(list: Job[]): Promise<Outcome[]> {
   }
   // only the evidence files are read: Playwright's HTML and JUnit reports would cost CPU for nothing
   const run: SuiteRun = await runSuite({ SADAD_SEED: '20261121', SADAD_WORKERS: String(workers), SADAD_TARGETS: join(dir, 'targets.json') }, {
-    dir, timeoutMs: 10 * 60_000, reporter: 'dot', config: join(ROOT, 'src/prove/targets.config.ts'),
+    dir, timeoutMs: 10 * 60_000, reporter: 'dot', config: join(ROOT, 'src/prove/targets.config.ts'), yieldCpu,
   });
   const outcomes = list.map((job, i): Outcome => {
     const results = caseResults({ reportsDir: targets[i]!.reportsDir }) as Evidence[];
@@ -150,13 +150,17 @@ async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Prom
 const started = Date.now();
 const clientNames = (d: string | null) => `client: ${d ?? 'correct'}`;
 const clientSelected = clientJobs().filter((d) => !only || only.includes('client') || only.includes(clientNames(d)));
-// One after the other: beside the suite's CPU-bound run the judge's first answers came seconds late
+// The two parts run side by side, the suite's run yielding the CPU (run-suite.ts, yieldCpu). On an
+// equal footing the suite's CPU-bound run starved the judges: their first answers came seconds late
 // and a correct sample client met a 429 (a call it had given up on was counted after its own pacer
-// let it go): false alarms of the proof, not of the judge's rules.
+// let it go), false alarms of the proof, not of the judge's rules. The client part is mostly waits
+// on its windows: at the lowest priority the suite's run takes what the judges leave.
 if (clientSelected.length) console.log(`prove: ${clientSelected.length} certify-client runs of the sample client (${clientSelected.filter((d) => d !== null).length} defects), ${concurrency} at a time`);
-const clientVerdicts = (await pool(clientSelected, concurrency, (d) => runSampleClient(d))).map(judgeRun);
-if (jobs.length) console.log(`prove: ${jobs.length} targets (${jobs.filter((j) => j.kind === 'defect').length} defects) in one run of the suite, ${workers} workers`);
-const outcomes = jobs.length ? await runJobs(jobs) : [];
+if (jobs.length) console.log(`prove: ${jobs.length} targets (${jobs.filter((j) => j.kind === 'defect').length} defects) in one run of the suite, ${workers} workers${clientSelected.length ? ', beside the client part at the lowest CPU priority' : ''}`);
+const [clientVerdicts, outcomes] = await Promise.all([
+  pool(clientSelected, concurrency, (d) => runSampleClient(d)).then((runs) => runs.map(judgeRun)),
+  jobs.length ? runJobs(jobs, clientSelected.length > 0) : Promise.resolve([]),
+]);
 for (const v of clientVerdicts) {
   const what = v.run.defect ? `${v.detectedBy.length ? 'detected' : 'MISSED'} by ${v.detectedBy.join(', ') || `no FAIL of ${DEFECT_RULES[v.run.defect]}`}` : v.ok ? 'certifies' : 'DOES NOT CERTIFY';
   console.log(`  done  ${clientNames(v.run.defect)}: ${what}${v.others.length ? `; other: ${v.others.slice(0, 4).join(', ')}` : ''} (${v.run.seconds} s)`);

@@ -1,14 +1,30 @@
 /** Runs the conformance suite (`playwright test`, top-level config) in a child process, into its own folder. */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { setPriority as osPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../paths.js';
 
 export interface SuiteRun { code: number | null; output: string; reportsDir: string; resultsDir: string; durationMs: number; timedOut: boolean }
 
-/** `config`: a Playwright config other than the suite's (the multi-target run's). */
-export interface RunOptions { args?: string[]; dir?: string; timeoutMs?: number; reporter?: string; config?: string }
+/**
+ * `config`: a Playwright config other than the suite's (the multi-target run's). `yieldCpu`: the run
+ * gives way to every other process of the machine (see `yieldCpu`).
+ */
+export interface RunOptions { args?: string[]; dir?: string; timeoutMs?: number; reporter?: string; config?: string; yieldCpu?: boolean }
+
+/**
+ * Lowest CPU priority for a detached child's whole session (its runner and workers). Linux groups a
+ * session's processes for scheduling (autogroup): a plain `nice` on them would only order them among
+ * themselves, while the session as a whole still took an equal share against any other session. The
+ * session's own nice (`/proc/<pid>/autogroup`) is what makes it yield. Best effort: without autogroup
+ * (other systems, kernels built without it) the run takes its usual share.
+ */
+function yieldCpu(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try { writeFileSync(`/proc/${pid}/autogroup`, '19'); } catch { /* no autogroup here */ }
+  try { osPriority(pid, 19); } catch { /* gone already */ }
+}
 
 export function runSuite(env: Record<string, string>, options: RunOptions = {}): Promise<SuiteRun> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sadad-suite-'));
@@ -23,6 +39,7 @@ export function runSuite(env: Record<string, string>, options: RunOptions = {}):
       cwd: ROOT, detached: true,
       env: { ...base, SADAD_REPORTS_DIR: reportsDir, SADAD_RESULTS_DIR: resultsDir, PLAYWRIGHT_HTML_OUTPUT_DIR: join(reportsDir, 'html'), PLAYWRIGHT_JUNIT_OUTPUT_NAME: join(reportsDir, 'junit.xml'), ...env },
     });
+    if (options.yieldCpu) yieldCpu(child.pid);
     let output = '';
     let timedOut = false;
     const timer = options.timeoutMs ? setTimeout(() => { timedOut = true; try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, options.timeoutMs) : undefined;
