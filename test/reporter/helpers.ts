@@ -8,25 +8,28 @@ import { buildMockServer, resolveMockOptions, type MockOptions } from '../../src
 
 export interface CertifyRun { code: number | null; output: string; reportsDir: string; resultsDir: string; durationMs: number }
 
-/** `tsx src/cli/certify.ts <args>` with only the given environment (plus what Node needs), reports in a temp folder. */
+/** `node --import tsx src/cli/certify.ts <args>` with only the given environment (plus what Node needs), reports in a temp folder. */
 export function certify(env: Record<string, string>, args: string[] = [], dir?: string): Promise<CertifyRun> {
   return startCertify(env, args, dir).done;
 }
 
 export interface RunningCertify {
-  /** The `tsx` process; it leads its own process group (signal the group as a terminal or CI runner would: `-child.pid`). */
+  /** The certify process (Node running the script); it leads its own process group (signal the group as a terminal or CI runner would: `-child.pid`). */
   child: ChildProcess;
   reportsDir: string;
   done: Promise<CertifyRun>;
 }
 
-/** Starts `tsx src/cli/certify.ts <args>` in its own process group; `dir` (default: a new temp folder) holds reports/ and test-results/, so a second run can resume the first. */
+/** Starts `node --import tsx src/cli/certify.ts <args>` in its own process group; `dir` (default: a new temp folder) holds reports/ and test-results/, so a second run can resume the first. */
 export function startCertify(env: Record<string, string>, args: string[] = [], dir = mkdtempSync(join(tmpdir(), 'sadad-certify-'))): RunningCertify {
   const reportsDir = join(dir, 'reports');
   const resultsDir = join(dir, 'test-results');
   const started = Date.now();
   const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, CI: '1', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env') };
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'src/cli/certify.ts'), ...args], {
+  // `node --import tsx`, as `npm run certify` runs it: the tsx command would be a parent of its own,
+  // relaying a SIGTERM and SIGKILLing the script when it has not acknowledged within 30 ms (under load
+  // it had not: the script died, its Playwright run went on to the end and the command exited 143)
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/certify.ts'), ...args], {
     cwd: ROOT, detached: true, env: { ...base, SADAD_REPORTS_DIR: reportsDir, SADAD_RESULTS_DIR: resultsDir, ...env },
   });
   let output = '';
