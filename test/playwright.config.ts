@@ -9,11 +9,7 @@ import { defineConfig } from '@playwright/test';
  * stopped, and a SIGTERM let a run go on to its end (each seen once in CI).
  */
 const SIGNALS = ['reporter/kill.test.ts', 'reporter/interrupt.test.ts'];
-/**
- * The longest tests (full suite runs, the soak, runs behind a flaky gateway), queued first: in
- * path order they started among the last and ran on alone while the other workers had finished.
- */
-const LONGEST = ['suite/certify-against-mock.test.ts', 'mock/soak.test.ts', 'suite/transient.test.ts', 'judge/certify-client.test.ts', 'reporter/smoke-availability.test.ts', 'reporter/regression.test.ts'];
+
 export default defineConfig({
   testDir: '.',
   testMatch: '**/*.test.ts',
@@ -24,8 +20,7 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: '../test-results/unit-results.json' }]],
   timeout: 60_000,
   projects: [
-    { name: 'longest', testMatch: LONGEST },
-    { name: 'tests', testIgnore: [...SIGNALS, ...LONGEST] },
-    { name: 'signals', testMatch: SIGNALS, dependencies: ['longest', 'tests'], workers: 2 },
+    { name: 'tests', testIgnore: SIGNALS },
+    { name: 'signals', testMatch: SIGNALS, dependencies: ['tests'], workers: 2 },
   ],
 });
