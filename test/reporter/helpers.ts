@@ -20,8 +20,12 @@ export interface RunningCertify {
   done: Promise<CertifyRun>;
 }
 
-/** Starts `node --import tsx src/cli/certify.ts <args>` in its own process group; `dir` (default: a new temp folder) holds reports/ and test-results/, so a second run can resume the first. */
-export function startCertify(env: Record<string, string>, args: string[] = [], dir = mkdtempSync(join(tmpdir(), 'sadad-certify-'))): RunningCertify {
+/**
+ * Starts `node --import tsx src/cli/certify.ts <args>` in its own process group; `dir` (default: a new
+ * temp folder) holds reports/ and test-results/, so a second run can resume the first. `viaNpm`:
+ * `npm run certify -- <args>` instead, the command a user's CI pipeline runs (`child` is then npm).
+ */
+export function startCertify(env: Record<string, string>, args: string[] = [], dir = mkdtempSync(join(tmpdir(), 'sadad-certify-')), viaNpm = false): RunningCertify {
   const reportsDir = join(dir, 'reports');
   const resultsDir = join(dir, 'test-results');
   const started = Date.now();
@@ -29,7 +33,10 @@ export function startCertify(env: Record<string, string>, args: string[] = [], d
   // `node --import tsx`, as `npm run certify` runs it: the tsx command would be a parent of its own,
   // relaying a SIGTERM and SIGKILLing the script when it has not acknowledged within 30 ms (under load
   // it had not: the script died, its Playwright run went on to the end and the command exited 143)
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/certify.ts'), ...args], {
+  const [command, commandArgs] = viaNpm
+    ? ['npm', ['run', '--silent', 'certify', '--', ...args]]
+    : [process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/certify.ts'), ...args]];
+  const child = spawn(command, commandArgs, {
     cwd: ROOT, detached: true, env: { ...base, SADAD_REPORTS_DIR: reportsDir, SADAD_RESULTS_DIR: resultsDir, ...env },
   });
   let output = '';
