@@ -15,8 +15,7 @@ import type { CertificationReport } from '../../src/reporter/model.js';
 import { certify } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-// independent tests (each its own runs): in parallel, not one after another at the end of npm test
-test.describe.configure({ mode: 'parallel', timeout: 300_000 });
+test.describe.configure({ mode: 'default', timeout: 300_000 });
 test.use({
   browserName: 'chromium',
   launchOptions: { executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] },
