@@ -9,7 +9,6 @@ import { defineConfig } from '@playwright/test';
  * stopped, and a SIGTERM let a run go on to its end (each seen once in CI).
  */
 const SIGNALS = ['reporter/kill.test.ts', 'reporter/interrupt.test.ts'];
-
 export default defineConfig({
   testDir: '.',
   testMatch: '**/*.test.ts',

@@ -10,14 +10,13 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { CertificationReport } from '../../src/reporter/model.js';
+import { LOADED_WINDOW } from '../suite/run-suite.js';
 import { certify, evidenceCount, startCertify, whenEvidence } from './helpers.js';
 
 test.setTimeout(240_000);
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
-// a 0.25 s window: these runs share 2 cores with npm test's other workers and their suite runs,
-// more load than the embedded mock's 0.05 s is chosen for (one ERROR seen, an unplanned 429 or a
-// timeout), and what is tested here is what a kill leaves, not the pacing
-const SELECTION = { SADAD_CASES: 'bill-enquiry.*,bill-payment.req.*', MOCK_RATE_WINDOW_SECONDS: '0.25' };
+// what is tested here is what a kill leaves, not the pacing
+const SELECTION = { SADAD_CASES: 'bill-enquiry.*,bill-payment.req.*', ...LOADED_WINDOW };
 
 test('SIGKILL to the run\'s process group: --report builds the package from what finished, --resume finishes it', async () => {
   const run = startCertify(SELECTION);

@@ -8,16 +8,15 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { CertificationReport } from '../../src/reporter/model.js';
 import { parseFaults } from '../../src/reporter/availability.js';
+import { LOADED_WINDOW } from '../suite/run-suite.js';
 import { certify } from './helpers.js';
 
 test.setTimeout(180_000);
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 test('a smoke run never certifies, and its package says so in the outcome, the banner and the fingerprint', async () => {
-  // a 0.25 s window: this run shares 2 cores with npm test's other workers and their suite runs, more
-  // load than the embedded mock's 0.05 s is chosen for (a burst of limit+1 calls once took 521 ms:
-  // two ERRORs "the limit could not be checked"), and what is tested here is the package, not the pacing
-  const run = await certify({ SADAD_PROFILE: 'smoke', MOCK_RATE_WINDOW_SECONDS: '0.25' });
+  // what is tested here is the package, not the pacing
+  const run = await certify({ SADAD_PROFILE: 'smoke', ...LOADED_WINDOW });
   const report: CertificationReport = read(join(run.reportsDir, 'certification.json'));
   expect(report.counts.byVerdict.FAIL + report.counts.byVerdict.ERROR + report.counts.byVerdict.NOT_RUN, run.output.slice(-2000)).toBe(0);
   expect(report.outcome.certifies).toBe(false);

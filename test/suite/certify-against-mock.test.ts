@@ -1,6 +1,6 @@
 /**
  * `npm run certify` against the embedded mock reports no FAIL and no ERROR, with every reporter and
- * exit code 0: as it comes (sample style, HTTP errors, real limits) and shaped like a deployment
+ * exit code 0: as it comes (sample style, HTTP errors, real limits, in a loaded window) and shaped like a deployment
  * (table style, its own prefixes, signed, client headers required; raised limits, since it is about
  * shapes, not pacing). `npm run prove` puts the suite to all four style and error-form combinations
  * and each limiter kind at the real limits (the in-band form's run here repeated its sample-style
@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ROOT } from '../../src/paths.js';
-import { counts, runSuite } from './run-suite.js';
+import { counts, LOADED_WINDOW, runSuite } from './run-suite.js';
 
 test.describe.configure({ mode: 'parallel', timeout: 300_000 });
 
@@ -21,16 +21,9 @@ const DEPLOYMENT = {
   SADAD_TAG_PREFIX: 'OSV', SADAD_HEADER_PREFIX: 'SV', MOCK_REQUIRE_CLIENT_HEADERS: '1',
   SADAD_SIGNING_KEY: join(ROOT, 'data/test-keys/signing-private.pem'), MOCK_SIGNATURE_PUBLIC_KEY: join(ROOT, 'data/test-keys/signing-public.pem'),
 };
-/**
- * name, environment, skipped cases (the signature cases when nothing is signed). The real limits run
- * at a 0.25 s window, not the embedded mock's 0.05 s: beside npm test's other workers and their suite
- * runs (each a scheduling group of its own, taking an equal share of the 2 cores) a burst of limit+1
- * calls took 93-99 ms in two CI runs, and the rate-limit case could only say ERROR "the limit could
- * not be checked". The default window is bench:pacing's and prove's to hold (prove's sample-style
- * target runs at it).
- */
+/** name, environment, skipped cases (the signature cases when nothing is signed); the real limits in LOADED_WINDOW */
 const modes: [string, Record<string, string>, number][] = [
-  ['sample style, HTTP errors, real limits', { MOCK_STYLE: 'sample', MOCK_ERRORS: 'http', MOCK_RATE_WINDOW_SECONDS: '0.25' }, 8],
+  ['sample style, HTTP errors, real limits', { MOCK_STYLE: 'sample', MOCK_ERRORS: 'http', ...LOADED_WINDOW }, 8],
   ['table style, HTTP errors, OSV/SV prefixes, signed, client headers required', { MOCK_STYLE: 'table', MOCK_ERRORS: 'http', ...RAISED, ...DEPLOYMENT }, 0],
 ];
 
