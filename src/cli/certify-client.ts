@@ -27,7 +27,8 @@ import { loadEnvFile } from '../config/env-file.js';
 import { nonNegativeInteger, port, positiveNumber } from '../config/env-values.js';
 import { operations } from '../contract/catalogue.js';
 import { ConfigError } from '../contract/prefix.js';
-import { maskText } from '../client/redact.js';
+import { networkFromEnv, type NetworkConfig } from '../net/index.js';
+import { maskText, registerSecret } from '../client/redact.js';
 import { mockOptionsFromEnv } from '../mock/options.js';
 import { reportsDir } from '../paths.js';
 import { startJudge, writeClientPackage, CLIENT_HTML_FILE, CLIENT_PACKAGE_FILE, type ClientRun } from '../judge/index.js';
@@ -154,10 +155,16 @@ const HELP = `usage: npm run certify-client -- [--upstream <url>] [--window <s>]
 export async function main(argv: string[]): Promise<number> {
   let args: CertifyClientArgs;
   let mockOptions;
+  let network: NetworkConfig | undefined;
   try {
     loadEnvFile();
     args = parseCertifyClientArgs(argv);
     if (args.help) { console.log(HELP); return 0; }
+    // the sandbox behind the proxy is reached like the suite reaches it: read (and checked) before anything listens
+    if (args.upstream) {
+      network = networkFromEnv();
+      for (const s of [...network.secrets, process.env.SADAD_TLS_PASSPHRASE]) registerSecret(s);
+    }
     mockOptions = mockOptionsFromEnv();
     if (args.window !== undefined) mockOptions.rateWindowSeconds = args.window;
     if (args.port !== undefined) mockOptions.port = args.port;
@@ -166,7 +173,7 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof ConfigError) { console.error(`certify-client: ${e.message}`); return 2; }
     throw e;
   }
-  const session = await startJudge({ mock: mockOptions, upstream: args.upstream, operations: args.operations });
+  const session = await startJudge({ mock: mockOptions, upstream: args.upstream, operations: args.operations, network });
   const o = session.options;
   console.log(`certify-client: ${session.mode === 'proxy' ? `validating proxy in front of ${args.upstream}` : 'the mock judges your client'} at ${session.url}`);
   console.log(`limits enforced: bill operations ${o.rateLimits.bill}, MOI operations ${o.rateLimits.moi} calls per ${o.rateWindowSeconds} s per operation`);

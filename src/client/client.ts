@@ -1,7 +1,8 @@
 /**
  * The one way the suite talks to a target: builds the headers, signs, paces, sends with a timeout
- * and records the exchange masked. Uses Node's fetch, never Playwright's request fixture, so real
- * headers never reach Playwright's own logs, traces or error call logs.
+ * and records the exchange masked. Sends with undici through the configuration's one dispatcher
+ * (proxy, trusted roots, client certificate: src/net), never with Playwright's request fixture, so
+ * real headers never reach Playwright's own logs, traces or error call logs.
  */
 import { operation, type OperationId } from '../contract/catalogue.js';
 import { referenceIdHeader, specTimestamp } from '../contract/headers.js';
@@ -12,6 +13,7 @@ import { recordRequest, recordResponse, type Exchange } from './exchange.js';
 import { isSecretHeader, registerSecret } from './redact.js';
 import type { Signer } from './signer.js';
 import type { TokenSource } from './token.js';
+import { describeNetworkError, netFetch, routeOf } from '../net/index.js';
 
 export interface SendOptions {
   /** JSON body, serialized with JSON.stringify (ignored when bodyText is given). */
@@ -88,12 +90,17 @@ export class SadadClient {
     return ex;
   }
 
-  /** Sends one request and records it; never throws for anything the target or the network does. */
-  async exchange(label: string, op: string | undefined, method: string, url: string, headers: Record<string, string>, bodyText: string | undefined): Promise<Exchange> {
+  /**
+   * Sends one request and records it; never throws for anything the target or the network does. A
+   * failure the configuration must fix (an untrusted certificate, a proxy asking for credentials)
+   * is recorded as `configuration`, with what to change: it never heals by sending again.
+   */
+  async exchange(label: string, op: string | undefined, method: string, url: string, headers: Record<string, string>, bodyText: string | undefined, timeoutMs = this.config.requestTimeoutMs): Promise<Exchange> {
     const started = Date.now();
     const base = recordRequest(label, op, method, url, headers, bodyText ?? '');
+    const net = this.config.network;
     try {
-      const res = await fetch(url, { method, headers, body: bodyText, signal: AbortSignal.timeout(this.config.requestTimeoutMs), redirect: 'manual' });
+      const res = await netFetch(net, url, { method, headers, body: bodyText ?? null, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
       const text = await res.text();
       const ex: Exchange = { ...base, response: recordResponse(res.status, res.headers, text), startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
       if (text.trim() !== '') {
@@ -101,11 +108,11 @@ export class SadadClient {
       }
       return ex;
     } catch (e) {
-      const err = e as Error & { cause?: { code?: string; message?: string } };
-      const timeout = err.name === 'TimeoutError' || err.name === 'AbortError';
-      const message = timeout ? `no answer within ${this.config.requestTimeoutMs} ms` : `${err.message}${err.cause ? ` (${err.cause.code ?? err.cause.message})` : ''}`;
-      const code = err.cause?.code;
-      return { ...base, error: { kind: timeout ? 'timeout' : 'network', message, ...(code ? { code } : {}) }, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+      const route = routeOf(net, url);
+      const f = describeNetworkError(e, { host: new URL(url).hostname, clientCertificate: !!net.tls.client, ...(route.proxy ? { via: route.proxy.display } : {}) });
+      const message = f.kind === 'timeout' && !f.code ? `no answer within ${timeoutMs} ms` : `${f.message}${f.code && !f.message.includes(f.code) ? ` (${f.code})` : ''}`;
+      const kind = f.class === 'configuration' ? 'configuration' : f.kind === 'timeout' ? 'timeout' : 'network';
+      return { ...base, error: { kind, message, ...(f.code ? { code: f.code } : {}), ...(f.advice ? { advice: f.advice } : {}) }, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
     }
   }
 }

@@ -9,8 +9,12 @@ export interface Exchange {
   /** The response body parsed as JSON (undefined when absent or not JSON). */
   json?: unknown;
   parseError?: string;
-  /** A transport failure: no HTTP answer at all. */
-  error?: { kind: 'timeout' | 'network'; message: string; code?: string };
+  /**
+   * A transport failure: no HTTP answer at all. `configuration`: one that sending again cannot heal
+   * (TLS trust, a client certificate, a proxy's credentials, a name that does not resolve), with
+   * `advice` naming what to change.
+   */
+  error?: { kind: 'timeout' | 'network' | 'configuration'; message: string; code?: string; advice?: string };
   startedAt: string;
   durationMs: number;
 }
@@ -22,7 +26,7 @@ export function recordRequest(label: string, op: string | undefined, method: str
   return { label, op, request: { method, url: maskText(url), headers: maskHeaders(headers), body: clip(maskBody(body)) } };
 }
 
-export function recordResponse(status: number, headers: Headers, text: string): Exchange['response'] {
+export function recordResponse(status: number, headers: { forEach(cb: (value: string, key: string) => void): void }, text: string): Exchange['response'] {
   const h: Record<string, string> = {};
   headers.forEach((v, k) => { h[k] = v; });
   return { status, headers: maskHeaders(h), body: clip(maskBody(text)) };

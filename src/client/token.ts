@@ -4,6 +4,7 @@
  * as a secret before anything can record it.
  */
 import { registerSecret } from './redact.js';
+import { describeNetworkError, netFetch, routeOf, type NetworkConfig } from '../net/index.js';
 
 export interface TokenSource {
   token(): Promise<string>;
@@ -27,7 +28,12 @@ export class ClientCredentialsToken implements TokenSource {
   private pending: Promise<string> | undefined;
   readonly renewable = true;
 
-  constructor(private readonly options: { url: string; clientId: string; clientSecret: string; timeoutMs: number; now?: () => number }) {
+  /** The lifetime the endpoint gave the last token, in seconds (the preflight reports it). */
+  lifetimeSeconds: number | undefined;
+  /** Whether the endpoint said so (`expires_in`), or the lifetime is the assumed 3600 s. */
+  lifetimeStated = false;
+
+  constructor(private readonly options: { url: string; clientId: string; clientSecret: string; timeoutMs: number; now?: () => number; network?: NetworkConfig }) {
     registerSecret(options.clientSecret);
   }
 
@@ -46,9 +52,12 @@ export class ClientCredentialsToken implements TokenSource {
 
   private async fetchToken(): Promise<string> {
     const { url, clientId, clientSecret, timeoutMs } = this.options;
-    let res: Response;
+    let res: Awaited<ReturnType<typeof fetch>>;
+    const net = this.options.network;
+    // through the configured proxy and TLS material, like every other call (design.md §10)
+    const send = (init: RequestInit) => (net ? netFetch(net, url, init as Parameters<typeof netFetch>[2]) as unknown as Promise<Response> : fetch(url, init));
     try {
-      res = await fetch(url, {
+      res = await send({
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
         // client_code is the name one real deployment uses for the secret (domain notes)
@@ -56,7 +65,8 @@ export class ClientCredentialsToken implements TokenSource {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (e) {
-      throw new TokenError(`token endpoint ${url} unreachable: ${(e as Error).message}`);
+      const f = describeNetworkError(e, { host: new URL(url).hostname, ...(net ? { via: routeOf(net, url).proxy?.display, clientCertificate: !!net.tls.client } : {}) });
+      throw new TokenError(`token endpoint ${url} unreachable: ${f.message}${f.advice ? `; ${f.advice}` : ''}`);
     }
     const text = await res.text();
     let body: { access_token?: unknown; expires_in?: unknown } = {};
@@ -65,7 +75,9 @@ export class ClientCredentialsToken implements TokenSource {
       throw new TokenError(`token endpoint ${url} answered HTTP ${res.status} without an access_token`);
     }
     registerSecret(body.access_token);
-    const lifetime = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600;
+    this.lifetimeStated = typeof body.expires_in === 'number' && body.expires_in > 0;
+    const lifetime = this.lifetimeStated ? body.expires_in as number : 3600;
+    this.lifetimeSeconds = lifetime;
     // refresh a little early (10%, at most 60 s) so a token never expires in flight
     this.cached = { value: body.access_token, refreshAt: this.now() + lifetime * 1000 - Math.min(60_000, lifetime * 100) };
     return body.access_token;

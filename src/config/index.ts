@@ -8,6 +8,7 @@ import { ConfigError, headerPrefixFrom, tagPrefixFrom } from '../contract/prefix
 import { DEFAULT_RATE_WINDOW_SECONDS } from '../contract/catalogue.js';
 import { seedFrom } from '../generators/seed.js';
 import { nonNegativeInteger, oneOf, positiveInteger, positiveNumber } from './env-values.js';
+import { networkFromEnv, type NetworkConfig } from '../net/index.js';
 
 export { ConfigError } from '../contract/prefix.js';
 export { loadEnvFile } from './env-file.js';
@@ -47,6 +48,14 @@ export interface SuiteConfig {
   retries: number;
   /** `off` when the target profile has payments disabled: payment cases become NOT_APPLICABLE. */
   payments: boolean;
+  /** SADAD_TLS_PASSPHRASE: opens the client certificate's key (a secret). */
+  tlsPassphrase: string | undefined;
+  /** Proxy, trusted roots and client certificate: what every outbound call goes through (src/net). */
+  network: NetworkConfig;
+  /** SADAD_PREFLIGHT: `on` checks the path to the target before the first case (the default against a configured target). */
+  preflight: boolean;
+  /** SADAD_MAX_OUTAGE_SECONDS: how long the run waits for a target that went down before it stops (resumable). */
+  maxOutageSeconds: number;
 }
 
 type Env = NodeJS.ProcessEnv;
@@ -113,10 +122,30 @@ export function configFromEnv(env: Env = process.env): SuiteConfig {
     requestTimeoutMs: positiveInteger(env, 'SADAD_REQUEST_TIMEOUT_MS', 15_000),
     retries: nonNegativeInteger(env, 'SADAD_RETRIES', 3),
     payments: payments === 'on',
+    tlsPassphrase: str(env, 'SADAD_TLS_PASSPHRASE'),
+    network: cachedNetwork(env),
+    preflight: oneOf(env, 'SADAD_PREFLIGHT', ['on', 'off'] as const, embedded ? 'off' : 'on') === 'on',
+    maxOutageSeconds: positiveNumber(env, 'SADAD_MAX_OUTAGE_SECONDS', 1800),
   };
+}
+
+const NETWORK_VARIABLES = ['SADAD_CA_FILE', 'SADAD_TLS_CERT', 'SADAD_TLS_KEY', 'SADAD_TLS_PFX', 'SADAD_TLS_PASSPHRASE',
+  'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'] as const;
+const networks = new Map<string, NetworkConfig>();
+
+/**
+ * The network part, read once per process for the same settings: a PKCS#12 file costs a key
+ * derivation to open, and the configuration is read by the plan, the setup and every worker. One
+ * object per settings also means one dispatcher, so connections are kept alive across cases.
+ */
+function cachedNetwork(env: Env): NetworkConfig {
+  const key = JSON.stringify(NETWORK_VARIABLES.map((n) => env[n] ?? null));
+  let net = networks.get(key);
+  if (!net) networks.set(key, (net = networkFromEnv(env)));
+  return net;
 }
 
 /** Every configured secret value, for masking and for the leak scans. */
 export function secretValues(config: SuiteConfig): string[] {
-  return [config.accessToken, config.clientSecret, config.signingKeyPassphrase].filter((v): v is string => !!v && v.length >= 4);
+  return [config.accessToken, config.clientSecret, config.signingKeyPassphrase, config.tlsPassphrase, ...config.network.secrets].filter((v): v is string => !!v && v.length >= 4);
 }

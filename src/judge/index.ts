@@ -12,6 +12,7 @@ import { judgeClient, judgeSandbox } from './judge.js';
 import type { ClientCertificationReport, ClientRun } from './model.js';
 import { buildClientReport, writeClientPackage } from './package.js';
 import { buildProxy } from './proxy.js';
+import type { NetworkConfig } from '../net/index.js';
 import { TrafficRecorder } from './traffic.js';
 
 export interface JudgeOptions {
@@ -20,6 +21,8 @@ export interface JudgeOptions {
   upstream?: string | undefined;
   /** Operations the integration is certified for (default: all four). */
   operations?: string[] | undefined;
+  /** Proxy mode: how the sandbox is reached (proxy, CA, client certificate); default: from the environment. */
+  network?: NetworkConfig | undefined;
 }
 
 export interface JudgeSession {
@@ -43,7 +46,7 @@ export async function startJudge(o: JudgeOptions): Promise<JudgeSession> {
   let close: () => Promise<void>;
   let mock: RunningMock | undefined;
   if (o.upstream) {
-    const app = await buildProxy(o.upstream, options, recorder);
+    const app = await buildProxy(o.upstream, options, recorder, o.network);
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();
     url = `http://${options.host}:${typeof address === 'object' && address ? address.port : options.port}`;

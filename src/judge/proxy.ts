@@ -7,8 +7,9 @@
  * injects the gateway scenarios (a 429, a 503 blip, a held answer) that a sandbox cannot be asked
  * for. A sandbox that fails to answer gets a 502 from the proxy, recorded as the sandbox's fault.
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import { request } from 'undici';
+import { describeNetworkError, dispatcherFor, networkFromEnv, routeOf, type NetworkConfig } from '../net/index.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { operations } from '../contract/catalogue.js';
 import { Defects } from '../mock/defects.js';
@@ -33,28 +34,31 @@ declare module 'fastify' {
 
 interface Upstream { status: number; headers: IncomingHttpHeaders; body: Buffer }
 
-function forward(base: URL, req: FastifyRequest): Promise<Upstream> {
+/**
+ * Forwards through the configured network (design.md §10): the corporate proxy, the bank's CA and
+ * the company's client certificate serve the sandbox behind the judge as they serve the suite.
+ */
+async function forward(base: URL, req: FastifyRequest, net: NetworkConfig): Promise<Upstream> {
   const target = new URL(req.url, base.href.endsWith('/') ? base.href : `${base.href}/`);
   // a base URL with a path prefix keeps it: <base>/api/enquiry/sadad/bill
   if (base.pathname !== '/' && !target.pathname.startsWith(base.pathname)) target.pathname = `${base.pathname.replace(/\/$/, '')}${req.url.split('?')[0]}`;
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k.toLowerCase())) headers[k] = v;
   const body = req.rawBytes;
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const out = send(target, { method: req.method, headers, timeout: UPSTREAM_TIMEOUT_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
+  try {
+    const res = await request(target, {
+      method: req.method as 'POST', headers, body: body && body.length ? body : null, dispatcher: dispatcherFor(net),
+      headersTimeout: UPSTREAM_TIMEOUT_MS, bodyTimeout: UPSTREAM_TIMEOUT_MS,
     });
-    out.on('timeout', () => out.destroy(new Error(`no answer within ${UPSTREAM_TIMEOUT_MS / 1000} s`)));
-    out.on('error', reject);
-    out.end(body && body.length ? body : undefined);
-  });
+    return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: Buffer.from(await res.body.arrayBuffer()) };
+  } catch (e) {
+    const route = routeOf(net, target.href);
+    const f = describeNetworkError(e, { host: target.hostname, clientCertificate: !!net.tls.client, ...(route.proxy ? { via: route.proxy.display } : {}) });
+    throw new Error(f.kind === 'timeout' && !f.code ? `no answer within ${UPSTREAM_TIMEOUT_MS / 1000} s` : `${f.message}${f.advice ? ` (${f.advice})` : ''}`);
+  }
 }
 
-export async function buildProxy(upstream: string, options: MockOptions, recorder: TrafficRecorder): Promise<FastifyInstance> {
+export async function buildProxy(upstream: string, options: MockOptions, recorder: TrafficRecorder, net: NetworkConfig = networkFromEnv()): Promise<FastifyInstance> {
   const base = new URL(upstream);
   const app = Fastify({ logger: false, bodyLimit: READ_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true });
   recorder.attach(app);
@@ -82,7 +86,7 @@ export async function buildProxy(upstream: string, options: MockOptions, recorde
   const relay = async (req: FastifyRequest, reply: FastifyReply) => {
     let answer: Upstream;
     try {
-      answer = await forward(base, req);
+      answer = await forward(base, req, net);
     } catch (e) {
       req.answerSource = 'proxy-fault';
       req.upstreamError = `the sandbox gave no answer: ${(e as Error).message}`;

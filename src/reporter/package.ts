@@ -31,7 +31,7 @@ export const PACKAGE_FILE = 'certification.json';
 /** The masking registry is per process: the runner and the certify command learn the run's secrets here. */
 export function registerSecrets(env: NodeJS.ProcessEnv = process.env): void {
   try { for (const s of secretValues(configFromEnv(env))) registerSecret(s); } catch { /* a configuration error is reported by the global setup */ }
-  for (const name of ['SADAD_ACCESS_TOKEN', 'SADAD_CLIENT_SECRET', 'SADAD_SIGNING_KEY_PASSPHRASE']) registerSecret(env[name]);
+  for (const name of ['SADAD_ACCESS_TOKEN', 'SADAD_CLIENT_SECRET', 'SADAD_SIGNING_KEY_PASSPHRASE', 'SADAD_TLS_PASSPHRASE']) registerSecret(env[name]);
 }
 
 /** A package on disk, or null when there is none; an unreadable one, or one of another format, is an error naming the file. */

@@ -144,6 +144,8 @@ export class CaseContext {
     const mine: Fault[] = [];
     for (let attempt = 1; ; attempt++) {
       const ex = await this.sendOnce(op, { ...options, label: attempt === 1 ? label : `${label} (attempt ${attempt})` });
+      // an untrusted certificate, a proxy's 407, a name that does not resolve: no retry heals it
+      if (ex.error?.kind === 'configuration') this.error(`${label}: ${ex.error.message}${ex.error.advice ? `; ${ex.error.advice}` : ''}`);
       if (ex.response?.status === 401 && !this.credentialsAreTheSubject(options) && !options.via) {
         const tokens = this.rt.client.tokens;
         if (!tokens.renewable) this.error(`the target refused the bearer token (HTTP 401) on a call that is not about credentials: it was revoked or expired mid-run, or is wrong; a static SADAD_ACCESS_TOKEN cannot be renewed (SADAD_TOKEN_URL can): ${summarize(ex)}`);

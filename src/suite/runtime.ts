@@ -3,7 +3,7 @@
  * global setup prepared (target URL, pacer coordinator, seed).
  */
 import { createHash } from 'node:crypto';
-import { configFromEnv, loadEnvFile, type SuiteConfig } from '../config/index.js';
+import { configFromEnv, loadEnvFile, secretValues, type SuiteConfig } from '../config/index.js';
 import { SadadClient } from '../client/client.js';
 import { loadSigner } from '../client/signer.js';
 import { ClientCredentialsToken, StaticToken, type TokenSource } from '../client/token.js';
@@ -40,7 +40,7 @@ export interface Runtime {
 }
 
 export function tokenSource(config: SuiteConfig): TokenSource {
-  if (config.tokenUrl) return new ClientCredentialsToken({ url: config.tokenUrl, clientId: config.clientId!, clientSecret: config.clientSecret!, timeoutMs: config.requestTimeoutMs });
+  if (config.tokenUrl) return new ClientCredentialsToken({ url: config.tokenUrl, clientId: config.clientId!, clientSecret: config.clientSecret!, timeoutMs: config.requestTimeoutMs, network: config.network });
   return new StaticToken(config.accessToken);
 }
 
@@ -63,7 +63,7 @@ export function runtime(env: NodeJS.ProcessEnv = process.env, key = ''): Promise
 async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean): Promise<Runtime> {
   loadEnvFile(env);
   const config = configFromEnv(env);
-  for (const s of [config.accessToken, config.clientSecret, config.signingKeyPassphrase]) registerSecret(s);
+  for (const s of secretValues(config)) registerSecret(s);
   const pacer: Pacer = env.SADAD_PACER_URL ? new RemotePacer(env.SADAD_PACER_URL) : new LocalPacer({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config) });
   const signer = await loadSigner({ signer: config.signer, signingKey: config.signingKey, passphrase: config.signingKeyPassphrase });
   const client = new SadadClient(config, { pacer, tokens: tokenSource(config), signer });

@@ -15,6 +15,8 @@ const GATEWAY = new Set([502, 503, 504]);
 /** The kind of transient fault an exchange shows, or undefined when it is an answer to judge. */
 export function transientKind(ex: Exchange, options: { allow429?: boolean } = {}): FaultKind | undefined {
   if (ex.error) {
+    // a certificate, a proxy's credentials, a name that does not resolve: sending again cannot heal it
+    if (ex.error.kind === 'configuration') return undefined;
     if (ex.error.kind === 'timeout') return 'timeout';
     return ex.error.code === 'ECONNREFUSED' ? 'refused' : 'reset';
   }
