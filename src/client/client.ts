@@ -30,6 +30,8 @@ export interface SendOptions {
   /** Inside an exclusive hold: the hold's call function instead of the shared budget. */
   via?: <U>(send: () => Promise<U>) => Promise<U>;
   label?: string;
+  /** Per-request timeout (default SADAD_REQUEST_TIMEOUT_MS): the preflight keeps to its 15 s. */
+  timeoutMs?: number;
 }
 
 export class SadadClient {
@@ -84,7 +86,7 @@ export class SadadClient {
     }
     const method = options.method ?? op.method;
     const url = `${this.config.baseUrl}${options.path ?? op.path}`;
-    const exec = () => this.exchange(options.label ?? opId, opId, method, url, headers, method === 'GET' || method === 'HEAD' ? undefined : bodyText);
+    const exec = () => this.exchange(options.label ?? opId, opId, method, url, headers, method === 'GET' || method === 'HEAD' ? undefined : bodyText, options.timeoutMs);
     const ex = await (options.via ? options.via(exec) : this.deps.pacer.call(opId, exec));
     this.tokenOf.set(ex, token);
     return ex;

@@ -1,14 +1,14 @@
 /**
  * What the judge reads off one recorded call: the operation's items and entries, the identifiers a
  * client chooses (SequenceNumber, TransactionReferenceNumber, the reference-id header), the bill or
- * fee it is about, and what the answer meant (suite/outcome.ts: one reading of answers for both
+ * fee it is about, and what the answer meant (client/outcome.ts: one reading of answers for both
  * packages).
  */
 import { operation, tagsOf, type Operation } from '../contract/catalogue.js';
 import { referenceIdHeader } from '../contract/headers.js';
 import type { Fields } from '../contract/message.js';
 import type { Exchange } from '../client/exchange.js';
-import { classify, viewResponse, type Outcome } from '../suite/outcome.js';
+import { classify, viewResponse, type Outcome } from '../client/outcome.js';
 import type { TrafficRecord } from './traffic.js';
 
 export interface Entry {

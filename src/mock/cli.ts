@@ -3,6 +3,7 @@
  * environment and serves until SIGINT/SIGTERM. A configuration error stops before listening, with
  * exit code 2, so scripts can tell it from a crash.
  */
+import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { config as loadEnv } from 'dotenv';
 import { ConfigError } from '../contract/prefix.js';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   console.log(`listening on ${mock.url}`);
   const o = mock.options;
   console.log(`style ${o.style}, errors ${o.errors}, rate limits bill ${o.rateLimits.bill} / moi ${o.rateLimits.moi} per ${o.rateWindowSeconds} s (${o.limiter ?? 'fixed'}), signature ${o.signaturePublicKeyPem ? 'required' : 'not required'}`);
+  if (o.tls) console.log(`TLS: ${new X509Certificate(o.tls.cert).subject.replace(/\n/g, ', ')}${o.tls.clientCa ? '; a client certificate signed by MOCK_TLS_CLIENT_CA is required' : ''}`);
   if (o.defects.length > 0) console.log(`DEFECTS INJECTED (not a faithful mock): ${o.defects.join(', ')}`);
   // faults are a gateway's, not the service's: the mock stays faithful, but calls will fail
   const faults = formatFaults(o.faults ?? {});

@@ -6,7 +6,7 @@ import { buildMockServer, type MockExtras } from './server.js';
 import type { FaultCounts } from './faults.js';
 import { resolveMockOptions, type MockOptions } from './options.js';
 
-export { defaultMockOptions, mockOptionsFromEnv, resolveMockOptions, type ErrorMode, type MockOptions, type ResponseStyle } from './options.js';
+export { defaultMockOptions, mockOptionsFromEnv, resolveMockOptions, type ErrorMode, type MockOptions, type MockTls, type ResponseStyle } from './options.js';
 export { BILL_AMOUNT_RANGE, BILL_MAGIC, BILL_STATUS, DEFAULT_LATE_ANSWER_MS, MAGIC_VALUES, MOI_MAGIC, MOI_PAID_STATUS_DETAIL, SCENARIO_MAGIC, SCENARIO_RETRY_AFTER_SECONDS, SUCCESS_STATUS_DETAIL, scenarioOf } from './magic.js';
 export { SIGNATURE_HEADER } from './auth.js';
 export { TOKEN_PATH } from './token.js';
@@ -17,7 +17,7 @@ export { FAULT_KINDS, FAULT_PARTS, HANG_LIMIT_MS, formatFaults, parseFaults, typ
 export { LIMITER_KINDS, type LimiterKind } from './limiters.js';
 
 export interface RunningMock {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>`, or `https://` with `tls` */
   url: string;
   port: number;
   options: MockOptions;
@@ -38,7 +38,7 @@ export async function startMock(options: Partial<MockOptions> = {}, extras: Mock
   const port = typeof address === 'object' && address !== null ? address.port : resolved.port;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${resolved.host}:${port}`,
+    url: `${resolved.tls ? 'https' : 'http'}://${resolved.host}:${port}`,
     port,
     options: { ...resolved, port },
     faultCounts: () => faults.counts(),

@@ -3,7 +3,7 @@
  * accepts, MOCK_* for its own behaviour). Every bad value stops with a ConfigError naming the
  * variable, before anything listens.
  */
-import { createPublicKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { list, oneOf, flag, port, positiveInteger, positiveNumber, text, unset } from '../config/env-values.js';
@@ -53,6 +53,17 @@ export interface MockOptions {
   faults?: FaultSettings;
   /** How long the `lateAnswer` scenario (magic.ts) holds a payment's answer, in ms (MOCK_LATE_ANSWER_MS). */
   lateAnswerMs?: number;
+  /** HTTPS instead of HTTP (MOCK_TLS_*): a sandbox behind a private CA, or demanding mutual TLS. Optional: an addition. */
+  tls?: MockTls;
+}
+
+/** PEM text. The URL names 127.0.0.1, so the certificate must name that address for a client to accept it. */
+export interface MockTls {
+  cert: string;
+  /** Unencrypted: the mock has no passphrase to ask for. */
+  key: string;
+  /** When set, a client must show a certificate this CA (bundle) signed, or the handshake fails. */
+  clientCa?: string;
 }
 
 const defaultLimit = (group: 'bill' | 'moi') => operations.find((o) => o.rateGroup === group)!.defaultRateLimit;
@@ -101,6 +112,55 @@ export function readPublicKeyPem(path: string, variable = 'MOCK_SIGNATURE_PUBLIC
   return pem;
 }
 
+const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/**
+ * Checks TLS material before anything listens, naming what to change (`names`: the variables, or the
+ * option fields): a failed handshake later would only tell a client something is wrong.
+ */
+function checkTls(tls: MockTls, names: { cert: string; key: string; clientCa: string }): void {
+  const certs = (pem: string, name: string, what: string) => {
+    const found = typeof pem === 'string' ? pem.match(PEM_CERT) ?? [] : [];
+    if (!found.length) throw new ConfigError(name, `holds no PEM certificate (-----BEGIN CERTIFICATE-----): ${what}`);
+    return found.map((c, i) => { try { return new X509Certificate(c); } catch (e) { throw new ConfigError(name, `certificate ${i + 1} cannot be read: ${(e as Error).message}`); } });
+  };
+  const leaf = certs(tls.cert, names.cert, 'the server certificate')[0]!;
+  let key;
+  try {
+    key = createPrivateKey({ key: tls.key, format: 'pem' });
+  } catch (e) {
+    const encrypted = /passphrase|bad decrypt|interrupted or cancelled/i.test((e as Error).message) || /ENCRYPTED/.test(String(tls.key));
+    throw new ConfigError(names.key, encrypted ? 'is an encrypted key: the mock takes an unencrypted PEM key (openssl pkey -in <file> -out <plain file>)' : `holds no PEM private key: ${(e as Error).message}`);
+  }
+  if (!leaf.checkPrivateKey(key)) throw new ConfigError(names.key, `does not belong to the certificate ${leaf.subject.replace(/\n/g, ', ')}`);
+  if (tls.clientCa !== undefined) certs(tls.clientCa, names.clientCa, 'the CA that signs the client certificates');
+}
+
+const TLS_VARIABLES = { cert: 'MOCK_TLS_CERT', key: 'MOCK_TLS_KEY', clientCa: 'MOCK_TLS_CLIENT_CA' } as const;
+
+/** MOCK_TLS_CERT + MOCK_TLS_KEY (PEM files), and MOCK_TLS_CLIENT_CA for mutual TLS; undefined when unset. */
+function tlsFromEnv(env: NodeJS.ProcessEnv): MockTls | undefined {
+  const [cert, key, clientCa] = (['cert', 'key', 'clientCa'] as const).map((k) => (unset(env[TLS_VARIABLES[k]]) ? undefined : env[TLS_VARIABLES[k]]!.trim()));
+  if (cert === undefined && key === undefined) {
+    if (clientCa !== undefined) throw new ConfigError('MOCK_TLS_CLIENT_CA', 'needs MOCK_TLS_CERT and MOCK_TLS_KEY: a client certificate is asked for only over HTTPS');
+    return undefined;
+  }
+  if (cert === undefined) throw new ConfigError('MOCK_TLS_CERT', 'is required with MOCK_TLS_KEY (the server certificate, PEM)');
+  if (key === undefined) throw new ConfigError('MOCK_TLS_KEY', 'is required with MOCK_TLS_CERT (its private key, PEM)');
+  const tls: MockTls = { cert: readTextFile(cert, 'MOCK_TLS_CERT'), key: readTextFile(key, 'MOCK_TLS_KEY') };
+  if (clientCa !== undefined) tls.clientCa = readTextFile(clientCa, 'MOCK_TLS_CLIENT_CA');
+  checkTls(tls, TLS_VARIABLES);
+  return tls;
+}
+
+/** A file named by a variable (relative paths from the working folder, then the project root). */
+function readTextFile(path: string, variable: string): string {
+  for (const full of isAbsolute(path) ? [path] : [resolve(process.cwd(), path), resolve(ROOT, path)]) {
+    try { return readFileSync(full, 'utf8'); } catch { /* the next place, or the error below */ }
+  }
+  throw new ConfigError(variable, `cannot read the file ${JSON.stringify(path)}`);
+}
+
 export function mockOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): MockOptions {
   const d = defaultMockOptions();
   const keyPath = env.MOCK_SIGNATURE_PUBLIC_KEY;
@@ -129,6 +189,8 @@ export function mockOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): MockOp
     lateAnswerMs: positiveInteger(env, 'MOCK_LATE_ANSWER_MS', d.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS),
   };
   if (!unset(keyPath)) options.signaturePublicKeyPem = readPublicKeyPem(keyPath.trim());
+  const tls = tlsFromEnv(env);
+  if (tls) options.tls = tls;
   return options;
 }
 
@@ -153,6 +215,10 @@ export function resolveMockOptions(partial: Partial<MockOptions> = {}): MockOpti
   if (o.limiter !== undefined && !LIMITER_KINDS.includes(o.limiter)) bad('limiter', `must be one of ${LIMITER_KINDS.join(', ')}, got ${JSON.stringify(o.limiter)}`);
   if (o.faults !== undefined && (o.faults === null || typeof o.faults !== 'object' || Array.isArray(o.faults))) bad('faults', 'must be an object of MOCK_FAULTS parts, e.g. { 503: 0.02, latency: 120 }');
   checkFaults(o.faults ?? {}, 'faults');
+  if (o.tls !== undefined) {
+    if (o.tls === null || typeof o.tls !== 'object') bad('tls', 'must be { cert, key, clientCa? } (PEM text)');
+    checkTls(o.tls, { cert: 'tls.cert', key: 'tls.key', clientCa: 'tls.clientCa' });
+  }
   if (o.lateAnswerMs !== undefined && !(Number.isInteger(o.lateAnswerMs) && o.lateAnswerMs >= 0 && o.lateAnswerMs <= HANG_LIMIT_MS)) bad('lateAnswerMs', `must be whole milliseconds 0-${HANG_LIMIT_MS}, got ${o.lateAnswerMs}`);
   return o;
 }

@@ -187,8 +187,18 @@ export interface MockExtras {
   recorder?: TrafficRecorder;
 }
 
+/**
+ * Fastify's `https` option when MOCK_TLS_* are set. With a client CA, the handshake itself refuses a
+ * client without a certificate that CA signed (as a gateway doing mutual TLS does), before any route.
+ */
+function httpsOf(options: MockOptions): { https?: { cert: string; key: string; ca?: string; requestCert?: boolean; rejectUnauthorized?: boolean } } {
+  const tls = options.tls;
+  if (!tls) return {};
+  return { https: { cert: tls.cert, key: tls.key, ...(tls.clientCa !== undefined ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) } };
+}
+
 export async function buildMockServer(options: MockOptions, extras: MockExtras = {}): Promise<MockServer> {
-  const app = Fastify({ logger: false, bodyLimit: READ_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true, clientErrorHandler });
+  const app = Fastify({ logger: false, bodyLimit: READ_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true, clientErrorHandler, ...httpsOf(options) });
   app.server.on('connect', refuseConnect);
   extras.recorder?.attach(app);
   const state = new MockState();

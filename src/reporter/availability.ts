@@ -5,7 +5,7 @@
  * The API document says nothing about availability; this is recorded, it never fails a run.
  */
 
-/** One fault a case met (src/suite/transient.ts), as its evidence and its `transient` annotation carry it. */
+/** One fault a case met (src/client/transient.ts), as its evidence and its `transient` annotation carry it. */
 export interface TransientFault { op: string; kind: string; recovered: boolean }
 
 export interface FaultCount { faults: number; recovered: number }

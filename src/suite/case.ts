@@ -14,13 +14,13 @@ import { summarize } from '../client/exchange.js';
 import { maskText } from '../client/redact.js';
 import type { SendOptions } from '../client/client.js';
 import { RequestGenerator, type BillSubject, type MoiSubject } from '../generators/requests.js';
-import { classify, type Outcome } from './outcome.js';
+import { classify, type Outcome } from '../client/outcome.js';
 import type { Runtime } from './runtime.js';
 import { runtimeOf } from './targets.js';
 import { loadBaseline, type Waiver } from './baseline.js';
 import { caseFilter } from './selection.js';
 import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from './verdicts.js';
-import { exhausted, retryDelayMs, sleep, transientKind, type Fault, type FaultKind } from './transient.js';
+import { exhausted, retryDelayMs, sleep, transientKind, type Fault, type FaultKind } from '../client/transient.js';
 
 /** How a call may be repeated after a transient fault. */
 export interface Note { verdict: Verdict; text: string; cause?: string; testedBy?: string }

@@ -10,9 +10,9 @@ import type { RequestBody } from '../contract/message.js';
 import { summarize, type Exchange } from '../client/exchange.js';
 import type { SendOptions } from '../client/client.js';
 import type { CaseContext } from './case.js';
-import type { Outcome } from './outcome.js';
+import type { Outcome } from '../client/outcome.js';
 import { acceptablePaymentBase, cents, enquireBills, enquireFees, type BillState, type FeeState } from './prepare.js';
-import { exhausted, retryDelayMs, sleep, type FaultKind } from './transient.js';
+import { exhausted, retryDelayMs, sleep, type FaultKind } from '../client/transient.js';
 
 /** What a payment should change: the due of each entry's bill or fee, before and after, in cents. */
 export interface PaymentEffect {

@@ -8,7 +8,7 @@ import type { OperationId } from '../contract/catalogue.js';
 import { uniqueId } from '../generators/unique.js';
 import type { BillSubject, MoiSubject, RequestGenerator } from '../generators/requests.js';
 import type { CaseContext } from './case.js';
-import { viewResponse } from './outcome.js';
+import { viewResponse } from '../client/outcome.js';
 
 /** Numbers the samples may show as strings. */
 export function amount(v: unknown): number | undefined {

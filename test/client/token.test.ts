@@ -6,7 +6,7 @@ import { SadadClient } from '../../src/client/client.js';
 import { configFromEnv } from '../../src/config/index.js';
 import { LocalPacer } from '../../src/pacer/pacer.js';
 import { limitsOf, tokenSource } from '../../src/suite/runtime.js';
-import { classify } from '../../src/suite/outcome.js';
+import { classify } from '../../src/client/outcome.js';
 import { RequestGenerator } from '../../src/generators/requests.js';
 
 test('client-credentials tokens: fetched once, shared by concurrent callers, cached, fetched again near expiry, masked everywhere', async () => {

@@ -12,7 +12,7 @@ import Fastify from 'fastify';
 import { startMock, type RunningMock } from '../../src/mock/index.js';
 import { TOKEN_PATH } from '../../src/mock/token.js';
 import { caseResults, type SuiteRun } from '../../src/prove/run-suite.js';
-import { exhausted, retryDelayMs, transientKind } from '../../src/suite/transient.js';
+import { exhausted, retryDelayMs, transientKind } from '../../src/client/transient.js';
 import type { Exchange } from '../../src/client/exchange.js';
 import { runSuite } from './run-suite.js';
 

@@ -12,7 +12,7 @@ import { defineCase, type CaseContext } from '../case.js';
 import { plannedLimit } from '../plan.js';
 import { billPayment, cents, enquireBills, enquireFees, feePayment, freshIds, type FeeState } from '../prepare.js';
 import { after as afterPaying, onBills, onFees, payAccepted } from '../payments.js';
-import { burstRepeats, exhausted } from '../transient.js';
+import { burstRepeats, exhausted } from '../../client/transient.js';
 import { spreadOf, startTogether } from '../burst.js';
 import { smokeRun } from '../profile.js';
 

@@ -7,7 +7,7 @@ import { summarize } from '../../client/exchange.js';
 import { specDate } from '../../contract/headers.js';
 import { defineCase } from '../case.js';
 import { amount, billPayment, cents, enquireBills, enquireFees, feePayment } from '../prepare.js';
-import { viewResponse } from '../outcome.js';
+import { viewResponse } from '../../client/outcome.js';
 import { onBills, onFees, payAccepted } from '../payments.js';
 
 export function registerFlowCases(): void {

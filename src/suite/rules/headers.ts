@@ -10,7 +10,7 @@ import { defineCase, type CaseContext } from '../case.js';
 import { expectRejection } from '../expect-rejection.js';
 import { acceptableRequest, spendPayable } from '../prepare.js';
 import type { Level } from '../verdicts.js';
-import type { Outcome } from '../outcome.js';
+import type { Outcome } from '../../client/outcome.js';
 import { acceptablePayment, sendPayment } from '../payments.js';
 
 interface HeaderDefect { header: (hp: string) => string; specName: string; kind: string; level: Level; value: string | null; description: string }

@@ -3,7 +3,7 @@ import { operation, type OperationId } from '../../contract/catalogue.js';
 import { requestEntries, type RequestBody } from '../../contract/message.js';
 import { defineCase } from '../case.js';
 import { billPayment, enquireBills, enquireFees, feePayment, spendPayable, str } from '../prepare.js';
-import { viewResponse } from '../outcome.js';
+import { viewResponse } from '../../client/outcome.js';
 import { onBills, onFees, sendPayment, type PaymentEffect } from '../payments.js';
 import type { Exchange } from '../../client/exchange.js';
 

@@ -11,7 +11,7 @@ import { defineCase, type CaseContext } from '../case.js';
 import { plannedLimit } from '../plan.js';
 import { acceptableRequest, enquireBills, enquireFees, billPayment, feePayment } from '../prepare.js';
 import { spreadOf, startTogether, type Via } from '../burst.js';
-import { burstRepeats, exhausted, sleep } from '../transient.js';
+import { burstRepeats, exhausted, sleep } from '../../client/transient.js';
 
 /** `n` requests the target would accept, each a separate transaction (payments: separate subjects). */
 async function acceptableRequests(c: CaseContext, n: number): Promise<RequestBody[]> {

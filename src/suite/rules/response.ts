@@ -13,7 +13,7 @@ import type { Exchange } from '../../client/exchange.js';
 import { defineCase, type CaseContext } from '../case.js';
 import { acceptableRequest, spendPayable, str } from '../prepare.js';
 import { acceptablePayment, sendPayment } from '../payments.js';
-import { viewResponse } from '../outcome.js';
+import { viewResponse } from '../../client/outcome.js';
 import { fieldShape, valuesAt } from '../walk.js';
 import { fieldOf, findingCause, typeCause } from '../causes.js';
 

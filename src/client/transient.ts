@@ -3,7 +3,7 @@
  * or 504, a 429 outside the rate-limit cases, a connection refused or reset, no answer in time.
  * An HTTP 500 is not among them: it is the service's own answer and is judged like any other.
  */
-import type { Exchange } from '../client/exchange.js';
+import type { Exchange } from './exchange.js';
 
 export type FaultKind = 'HTTP 502' | 'HTTP 503' | 'HTTP 504' | 'HTTP 429' | 'reset' | 'refused' | 'timeout' | 'token refused';
 

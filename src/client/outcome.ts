@@ -3,7 +3,7 @@
  * non-success Status/StatusCode; success is a 2xx whose statuses are all OK/SUCCESS/true.
  */
 import { operation, tagsOf, type OperationId } from '../contract/catalogue.js';
-import type { Exchange } from '../client/exchange.js';
+import type { Exchange } from './exchange.js';
 
 export type OutcomeKind = 'accepted' | 'rejected' | 'server-error' | 'no-answer' | 'unclear';
 
