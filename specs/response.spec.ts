@@ -2,4 +2,12 @@
 import { asTest, interleave, test } from '../src/suite/case.js';
 import { CASE_GROUPS } from '../src/suite/cases.js';
 
-for (const c of interleave(CASE_GROUPS['response']())) test(...asTest(c));
+// An operation's cases read one accepted exchange, made by the first of them in its worker: kept in
+// one worker (a group in the default mode, in order), they make it once per run, as the plan says,
+// not once per worker that happens to draw one of them.
+for (const cases of CASE_GROUPS['response']()) {
+  test.describe(() => {
+    test.describe.configure({ mode: 'default' });
+    for (const c of interleave([cases])) test(...asTest(c));
+  });
+}

@@ -19,7 +19,8 @@ export interface Exchange {
   durationMs: number;
 }
 
-const MAX_BODY = 64 * 1024;
+/** Bodies are recorded up to this many characters (curl.ts tells a clipped one by it). */
+export const MAX_BODY = 64 * 1024;
 const clip = (s: string) => (s.length > MAX_BODY ? `${s.slice(0, MAX_BODY)}… (${s.length - MAX_BODY} more characters not recorded)` : s);
 
 export function recordRequest(label: string, op: string | undefined, method: string, url: string, headers: Record<string, string>, body: string) {

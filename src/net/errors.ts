@@ -65,7 +65,8 @@ export function describeTlsCode(code: string, detail: string, context: { host?: 
 export function describeNetworkError(e: unknown, context: { host?: string; via?: string; clientCertificate?: boolean } = {}): NetFailure {
   const errs = chain(e);
   const top = errs[0];
-  if (top && (top.name === 'TimeoutError' || top.name === 'AbortError')) return { kind: 'timeout', class: 'transient', message: 'no answer in time' };
+  // undici's refused tunnel is an AbortError too (RequestAbortedError, thrown as is by request())
+  if (top && (top.name === 'TimeoutError' || top.name === 'AbortError') && !/^Proxy response/.test(top.message ?? '')) return { kind: 'timeout', class: 'transient', message: 'no answer in time' };
   const coded = errs.find((x) => typeof x.code === 'string' && x.code !== 'UND_ERR_SOCKET' && x.code !== 'ECONNRESET') ?? errs.find((x) => typeof x.code === 'string');
   const code = coded?.code;
   const detail = (coded ?? errs.at(-1) ?? top)?.message ?? String(e);
@@ -74,6 +75,8 @@ export function describeNetworkError(e: unknown, context: { host?: string; via?:
   if (proxyText) {
     const status = /\((\d{3})\)/.exec(proxyText)?.[1];
     if (status === '407') return { kind: 'proxy', class: 'configuration', code: 'PROXY_407', message: `the proxy ${context.via ?? ''} requires authentication (HTTP 407)`.replace('  ', ' '), advice: 'put the proxy credentials in the proxy URL: HTTPS_PROXY=http://user:password@proxy:port (they are masked in every report)' };
+    // a proxy answers 5xx to CONNECT when it cannot reach the target (Squid: 503 for a refused connection, 504 for a timeout): the target is down, which may heal
+    if (status && status.startsWith('5')) return { kind: 'unreachable', class: 'transient', code: `PROXY_${status}`, message: `the proxy ${context.via ?? ''} could not reach ${context.host ?? 'the target'} (HTTP ${status} to CONNECT)`.replace('  ', ' ') };
     if (status) return { kind: 'proxy', class: 'configuration', code: `PROXY_${status}`, message: `the proxy ${context.via ?? ''} refused to open a tunnel to ${context.host ?? 'the target'} (HTTP ${status})`.replace('  ', ' '), advice: 'ask for the target host to be allowed through the proxy, or bypass it with NO_PROXY when the host is reachable directly' };
   }
   if (code === 'UND_ERR_PRX_TLS') return { kind: 'proxy', class: 'configuration', code, message: `TLS to the proxy failed: ${detail}`, advice: 'add the proxy\'s CA to SADAD_CA_FILE' };

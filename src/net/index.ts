@@ -13,6 +13,7 @@ import { rootCertificates } from 'node:tls';
 import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { proxyFor, proxySettingsFromEnv, type ProxyEndpoint, type ProxySettings } from './proxy.js';
 import { tlsMaterialFromEnv, type TlsMaterial } from './material.js';
+import { captureTlsAlerts } from './alerts.js';
 
 export * from './errors.js';
 export * from './material.js';
@@ -60,6 +61,7 @@ const dispatchers = new WeakMap<NetworkConfig, Dispatcher>();
 export function dispatcherFor(net: NetworkConfig): Dispatcher {
   let d = dispatchers.get(net);
   if (!d) {
+    captureTlsAlerts();
     const tls = tlsOptions(net);
     d = new EnvHttpProxyAgent({
       // explicit values ('' for unset): the environment was read once, into `net`

@@ -98,7 +98,9 @@ export function diagnoseProbes(probes: Probe[], config: SuiteConfig): Finding[] 
 
   const refused = answered.filter((p) => status(p) === 401 || status(p) === 403);
   if (refused.length) {
-    add('blocking', `the target refused the credentials (${refused.map((p) => `${operation(p.op).title}: HTTP ${status(p)}${hasBody(p.ex) ? ` ${squash(p.ex.response!.body, 200)}` : ''}`).join('; ')})`, credentialFix(probes, refused, config));
+    const first = refused[0]!;
+    const which = refused.length === probes.length ? `all ${probes.length} operations` : refused.map((p) => operation(p.op).title).join(', ');
+    add('blocking', `the target refused the credentials on ${which} (HTTP ${[...new Set(refused.map(status))].join('/')})${hasBody(first.ex) ? `: ${squash(first.ex.response!.body, 300)}` : ''}`, credentialFix(probes, refused, config));
     return out;
   }
 
@@ -155,9 +157,12 @@ export function clockSkew(probes: Probe[]): { skewSeconds: number; serverDate: s
     const date = p.ex.response?.headers.date;
     const server = date ? Date.parse(date) : NaN;
     if (!Number.isFinite(server)) continue;
-    // the midpoint of the exchange is our best guess of when the server stamped its answer
-    const ours = Date.parse(p.ex.startedAt) + p.ex.durationMs / 2;
-    return { skewSeconds: Math.round((server - ours) / 1000), serverDate: new Date(server).toISOString(), ours: new Date(ours).toISOString() };
+    // the server stamped its answer between our send and its arrival, and Date drops the fraction:
+    // its clock read somewhere in [date, date + 1 s); only a gap beyond both is skew
+    const sent = Date.parse(p.ex.startedAt);
+    const received = sent + p.ex.durationMs;
+    const gapMs = server + 1000 < sent ? server + 1000 - sent : server > received ? server - received : 0;
+    return { skewSeconds: Math.round(gapMs / 1000), serverDate: new Date(server).toISOString(), ours: new Date(sent + p.ex.durationMs / 2).toISOString() };
   }
   return null;
 }

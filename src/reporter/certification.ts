@@ -13,7 +13,7 @@
  * prints the plan: cases per operation and family, calls per operation, estimated wall time.
  */
 import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { ConfigError } from '../config/index.js';
 import { maskText } from '../client/redact.js';
@@ -22,14 +22,13 @@ import { CERTIFICATION_REPORTER, VERDICT_ORDER } from '../suite/verdicts.js';
 import { formatCauses } from './causes.js';
 import { changeFails, formatChanges } from './compare.js';
 import { manifestCase, plannedCase, recordOfResult } from './collect.js';
-import { gitState, schemaHash, suiteVersion } from './fingerprint.js';
 import { CHECKSUM_FILE } from './checksum.js';
 import { runIdentity, type RunIdentity } from './identity.js';
-import { evidenceFile, newRunId, writeEvidence, writeManifest, RUN_FORMAT, type RunManifest } from './journal.js';
-import { buildPackage, readPackage, registerSecrets, writePackage } from './package.js';
+import { evidenceFile, newRunId, writeEvidence, writeManifest, type RunManifest } from './journal.js';
+import { buildPackage, registerSecrets, writePackage } from './package.js';
+import { newRunManifest } from './manifest.js';
 import { formatDuration, formatPlan, planOf, type Plan } from './plan.js';
-import { plannedLimits } from '../suite/plan.js';
-import { RESUME_FROM_ENV, runOnlyIds } from '../suite/selection.js';
+import { plannedContext, plannedLimits, type PlanContext } from '../suite/plan.js';
 
 export { narrowingArgs } from './narrowing.js';
 
@@ -110,30 +109,7 @@ export default class CertificationReporter implements Reporter {
   }
 
   private newManifest(runId: string): RunManifest {
-    const { name, version } = suiteVersion();
-    const from = process.env[RESUME_FROM_ENV];
-    let resume: RunManifest['resume'] = null;
-    if (from) {
-      let runIds: string[] = [];
-      try { runIds = readPackage(from)?.runs.map((r) => r.runId) ?? []; } catch { /* reported when the package is built */ }
-      resume = { from: relative(this.dir, resolve(from)).split('\\').join('/'), runIds, rerun: [...(runOnlyIds() ?? [])] };
-    }
-    return {
-      format: RUN_FORMAT,
-      formatVersion: 1,
-      runId,
-      startedAt: new Date().toISOString(),
-      identity: this.identity!,
-      suite: { name, version, ...gitState() },
-      schemaFiles: schemaHash().files,
-      seed: process.env.SADAD_SEED || null,
-      target: { url: process.env.SADAD_BASE_URL ? maskText(process.env.SADAD_BASE_URL) : null, profile: process.env.SADAD_TARGET_PROFILE ? maskText(process.env.SADAD_TARGET_PROFILE) : null },
-      baselineFile: process.env.SADAD_BASELINE || null,
-      playwright: this.config?.version ?? 'unknown',
-      node: process.version,
-      resume,
-      cases: this.tests.map((t) => manifestCase(t, ROOT)),
-    };
+    return newRunManifest({ runId, dir: this.dir, identity: this.identity!, playwright: this.config?.version ?? 'unknown', cases: this.tests.map((t) => manifestCase(t, ROOT)), ...this.planContext() });
   }
 
   /** A case that ended without writing its own evidence leaves what Playwright knows of it, at once. */
@@ -195,9 +171,19 @@ export default class CertificationReporter implements Reporter {
     }
   }
 
+  /** The worker count and what the configuration enables, for the plan in the manifest (none on a configuration error). */
+  private planContext(): { planContext?: PlanContext } {
+    try {
+      return { planContext: plannedContext(this.config?.workers ?? 1) };
+    } catch (e) {
+      if (e instanceof ConfigError) return {};
+      throw e;
+    }
+  }
+
   private plan(): { plan: Plan | null; error: string | null } {
     try {
-      return { plan: planOf(this.tests.map(plannedCase), plannedLimits()), error: null };
+      return { plan: planOf(this.tests.map(plannedCase), plannedLimits(), plannedContext(this.config?.workers ?? 1)), error: null };
     } catch (e) {
       if (e instanceof ConfigError) return { plan: null, error: e.message };
       throw e;

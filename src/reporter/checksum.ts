@@ -6,9 +6,9 @@ import { writeFileAtomic } from './atomic.js';
 
 export const CHECKSUM_FILE = 'certification.sha256';
 
-/** The package's files, relative to the reports folder: the two reports, junit.xml, pacing.json, run.json and every evidence file. */
+/** The package's files, relative to the reports folder: the two reports, junit.xml, exchanges.har, pacing.json, run.json and every evidence file. */
 export function packageFiles(dir: string): string[] {
-  const top = ['certification.json', 'certification.html', 'junit.xml', 'pacing.json', 'run.json'].filter((f) => existsSync(join(dir, f)));
+  const top = ['certification.json', 'certification.html', 'junit.xml', 'exchanges.har', 'pacing.json', 'run.json'].filter((f) => existsSync(join(dir, f)));
   const evidenceDir = join(dir, 'evidence');
   // dot-files are temporary names of files being written (atomic.ts), never part of the package
   const evidence = existsSync(evidenceDir)

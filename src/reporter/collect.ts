@@ -32,16 +32,41 @@ function parseCalls(raw: string | undefined, op: string): Record<string, number>
   }
 }
 
-/** What the dry run needs, from the static annotations. */
+function parsePayments(raw: string | undefined): PlannedCase['payments'] {
+  try {
+    const v = JSON.parse(raw ?? '') as { debits?: unknown; subjects?: unknown };
+    const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
+    return { debits: n(v.debits), subjects: n(v.subjects) };
+  } catch {
+    return undefined;
+  }
+}
+
+function parseShared(raw: string | undefined): PlannedCase['shared'] {
+  try {
+    const v = JSON.parse(raw ?? '') as unknown;
+    if (!Array.isArray(v)) return undefined;
+    return v.filter((s): s is { key: string; calls: unknown } => !!s && typeof s === 'object' && typeof (s as { key?: unknown }).key === 'string')
+      .map((s) => ({ key: s.key, calls: parseCalls(JSON.stringify(s.calls), '') }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the dry run needs, from the static annotations (src/suite/case.ts `asTest`). */
 export function plannedCase(test: TestCase): PlannedCase {
   const a = test.annotations;
   const operation = first(a, 'operation') ?? 'unknown';
+  const needs = first(a, 'needs')?.split(',').filter(Boolean);
   return {
     id: first(a, 'case') ?? test.title,
     operation,
     family: first(a, 'family') ?? 'unknown',
     level: first(a, 'level') ?? 'MUST',
     calls: parseCalls(first(a, 'calls'), operation),
+    ...(first(a, 'payments') !== undefined ? { payments: parsePayments(first(a, 'payments')) } : {}),
+    ...(first(a, 'shared') !== undefined ? { shared: parseShared(first(a, 'shared')) } : {}),
+    ...(needs?.length ? { needs } : {}),
   };
 }
 
@@ -59,6 +84,8 @@ export function manifestCase(test: TestCase, rootDir: string): ManifestCase {
     sections: (first(a, 'sections') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     expectation: maskText(first(a, 'expectation') ?? ''),
     calls: p.calls,
+    ...(p.shared?.length ? { shared: p.shared } : {}),
+    ...(p.needs?.length ? { needs: p.needs } : {}),
   };
 }
 
@@ -70,9 +97,13 @@ export function maskExchange(ex: ExchangeRecord): ExchangeRecord {
   };
   if (ex.op !== undefined && ex.op !== null) out.op = String(ex.op);
   if (ex.response) out.response = { status: Number(ex.response.status), headers: maskHeaders(ex.response.headers ?? {}), body: maskText(String(ex.response.body ?? '')) };
-  if (ex.error) out.error = { kind: String(ex.error.kind), message: maskText(String(ex.error.message)) };
+  if (ex.error) {
+    const e = ex.error as { kind: unknown; message: unknown; code?: unknown; advice?: unknown };
+    out.error = { kind: String(e.kind), message: maskText(String(e.message)), ...(typeof e.code === 'string' ? { code: e.code } : {}), ...(typeof e.advice === 'string' ? { advice: maskText(e.advice) } : {}) };
+  }
   if (ex.startedAt !== undefined) out.startedAt = String(ex.startedAt);
   if (typeof ex.durationMs === 'number') out.durationMs = ex.durationMs;
+  if (typeof ex.curl === 'string') out.curl = maskText(ex.curl);
   return out;
 }
 
@@ -93,6 +124,7 @@ export function attachedExchanges(result?: TestResult): ExchangeRecord[] {
 export function howItEnded(status: string | undefined): string {
   switch (status) {
     case 'interrupted': return 'the run was interrupted (Ctrl-C, SIGINT or SIGTERM)';
+    case 'preflight': return 'the preflight found that the run cannot succeed as configured (see Connection), and stopped it';
     case 'timedout': return 'the run reached its global time limit';
     case undefined: return 'the run was killed, or crashed, before it could write its package (rebuilt from the evidence)';
     default: return `the run ended (status ${status})`;

@@ -3,6 +3,7 @@
  * a Content-Security-Policy that forbids any network access), readable without the script and
  * printable. Every text goes through `text()`: masked, then HTML-escaped.
  */
+import { STEP_TITLES } from '../preflight/model.js';
 import { maskHeaders, maskText } from '../client/redact.js';
 import { VERDICT_ORDER, type Verdict } from '../suite/verdicts.js';
 import { familyTitle, operationTitle, type CaseReport, type CertificationReport, type ExchangeRecord } from './model.js';
@@ -80,10 +81,12 @@ export function exchangeBlock(ex: ExchangeRecord, i: number, open: boolean, evid
   const response = ex.response
     ? `<h5>Response ${answer}</h5>${headersTable(ex.response.headers)}${bodyBlock(ex.response.body, evidenceFile)}`
     : `<h5>Response</h5><p class="noanswer">No HTTP answer${ex.error ? `: ${text(ex.error.kind)}: ${text(ex.error.message)}` : ''}</p>`;
+  // the request again from a shell; secrets stay in the reader's environment variables
+  const curl = ex.curl ? `<details class="curl"><summary>Reproduce it: curl</summary><pre class="body curl">${text(ex.curl)}</pre></details>` : '';
   return `<details class="exchange"${open ? ' open' : ''}><summary class="ex-head"><span class="ex-n">${i + 1}</span> <strong>${text(ex.label)}</strong> ` +
     `<code class="small">${text(ex.request.method)} ${text(path)}</code> → ${answer} <span class="muted small">${text(meta)}</span></summary>` +
     `<div class="ex-grid"><div class="ex-req"><h5>Request</h5>${headersTable(ex.request.headers)}${bodyBlock(ex.request.body, evidenceFile)}</div>` +
-    `<div class="ex-res">${response}</div></div></details>`;
+    `<div class="ex-res">${response}</div></div>${curl}</details>`;
 }
 
 function sectionRefs(sections: string[], titles: Record<string, string>): string {
@@ -336,6 +339,28 @@ function banner(r: CertificationReport): string {
     `</div></header>`;
 }
 
+const STEP_MARK: Record<string, string> = { ok: '✔', warning: '!', blocking: '✘', skipped: '–' };
+const STEP_CLASS: Record<string, string> = { ok: 'PASS', warning: 'WARN', blocking: 'FAIL', skipped: 'SKIPPED' };
+
+/** The preflight (design.md §10): the path to the target, step by step, with its evidence and the calls it made. */
+function connectionSection(r: CertificationReport): string {
+  const p = r.connection;
+  if (!p) return '';
+  const calls = Object.values(p.calls).reduce((a, b) => a + b, 0);
+  const result = p.result === 'blocked' ? '<strong>The run stopped here, before its first case:</strong> the target cannot be reached or used as configured.'
+    : p.result === 'warnings' ? 'The path to the target works, with the warnings below.' : 'Every step of the path to the target passed.';
+  const findings = p.findings.map((f) => `<li class="v-${f.severity === 'blocking' ? 'FAIL' : 'WARN'}"><strong>${f.severity === 'blocking' ? 'Blocking' : 'Warning'}</strong> (${text(STEP_TITLE[f.step] ?? f.step)}): ${text(f.text)}${f.fix ? `<div class="small">→ ${text(f.fix)}</div>` : ''}</li>`).join('');
+  const steps = p.steps.map((s) => `<tr><th scope="row"><span class="verdict v-${STEP_CLASS[s.status]}">${STEP_MARK[s.status]} ${text(s.status)}</span></th><td><strong>${text(STEP_TITLE[s.id] ?? s.id)}</strong>${s.status === 'skipped' ? '' : ` <span class="muted small">${s.ms} ms</span>`}` +
+    `<ul class="kv small">${s.evidence.map((e) => `<li>${text(e)}</li>`).join('')}</ul></td></tr>`).join('');
+  const exchanges = p.exchanges.map((ex, i) => exchangeBlock(ex, i, p.result === 'blocked', PREFLIGHT_EVIDENCE)).join('');
+  return `<section id="connection"><h2>Connection</h2><p class="hint">Before the first case the preflight walked the path a call takes: the configuration, DNS, TCP (and the proxy's tunnel), TLS, the token, one call per operation (an enquiry each, and for each payment a request without TransactionData, refused and paying nothing), and the server's clock. Target ${text(p.target)}, ${text(p.route)}; ${calls} call${calls === 1 ? '' : 's'} in ${(p.durationMs / 1000).toFixed(1)} s.</p>` +
+    `<p>${result}</p>${findings ? `<ul class="findings">${findings}</ul>` : ''}<div class="scroll"><table class="steps"><tbody>${steps}</tbody></table></div>` +
+    (exchanges ? `<h3>Its calls</h3>${exchanges}` : '') + '</section>';
+}
+
+const STEP_TITLE: Record<string, string> = STEP_TITLES;
+const PREFLIGHT_EVIDENCE = 'preflight.json';
+
 function runErrorsSection(r: CertificationReport): string {
   if (!r.runErrors.length) return '';
   return `<section id="run-errors"><h2>Errors of the run</h2><ul>${r.runErrors.map((e) => `<li><pre class="body">${text(e)}</pre></li>`).join('')}</ul></section>`;
@@ -356,11 +381,12 @@ export function renderHtml(r: CertificationReport): string {
 <body>
 <a class="skip" href="#cases">Skip to the cases</a>
 ${banner(r)}
-<nav class="toc" aria-label="Sections"><div class="wrap">${r.changes ? '<a href="#changes">Changes</a>' : ''}${r.causes.length ? '<a href="#causes">Causes</a>' : ''}<a href="#summary">Summary</a><a href="#matrix">Matrix</a><a href="#observations">Unstated behaviour</a><a href="#waivers">Waivers</a><a href="#cases">Cases</a><a href="#fingerprint">Run fingerprint</a></div></nav>
+<nav class="toc" aria-label="Sections"><div class="wrap">${r.changes ? '<a href="#changes">Changes</a>' : ''}${r.causes.length ? '<a href="#causes">Causes</a>' : ''}${r.connection ? '<a href="#connection">Connection</a>' : ''}<a href="#summary">Summary</a><a href="#matrix">Matrix</a><a href="#observations">Unstated behaviour</a><a href="#waivers">Waivers</a><a href="#cases">Cases</a><a href="#fingerprint">Run fingerprint</a></div></nav>
 <main class="wrap">
 ${changesSection(r)}
 ${causesSection(r)}
 ${runErrorsSection(r)}
+${connectionSection(r)}
 ${countsSection(r)}
 ${matrixSection(r)}
 ${observationsSection(r)}

@@ -13,6 +13,7 @@ import type { Verdict } from '../suite/verdicts.js';
 import { writeFileAtomic } from './atomic.js';
 import type { RunIdentity } from './identity.js';
 import type { ExchangeRecord } from './model.js';
+import type { PlanContext } from '../suite/plan.js';
 
 export const RUN_FILE = 'run.json';
 export const EVIDENCE_DIR = 'evidence';
@@ -30,6 +31,9 @@ export interface ManifestCase {
   sections: string[];
   expectation: string;
   calls: Record<string, number>;
+  /** Calls shared per worker with other cases, and what the case needs to send anything (reporter/plan.ts). */
+  shared?: { key: string; calls: Record<string, number> }[];
+  needs?: string[];
 }
 
 export interface RunManifest {
@@ -46,6 +50,8 @@ export interface RunManifest {
   baselineFile: string | null;
   playwright: string;
   node: string;
+  /** What the plan of the run's calls assumed (reporter/plan.ts); absent in manifests of earlier versions. */
+  planContext?: PlanContext;
   /** A resumed run: the package it continues (a folder under the reports folder) and the cases it reruns. */
   resume: { from: string; runIds: string[]; rerun: string[] } | null;
   cases: ManifestCase[];

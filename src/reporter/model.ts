@@ -11,6 +11,7 @@ import type { Plan } from './plan.js';
 import type { Cause } from './causes.js';
 import type { Changes } from './compare.js';
 import { aggregateAvailability, type Availability, type TransientFault } from './availability.js';
+import type { PreflightReport } from '../preflight/model.js';
 
 export const FORMAT = 'sadad-certification';
 /** 2: NOT_RUN, INCONCLUSIVE, attempts and runs (resumed, merged packages), identity, availability, profile, causes, changes. */
@@ -23,9 +24,11 @@ export interface ExchangeRecord {
   op?: string;
   request: { method: string; url: string; headers: Record<string, string>; body: string };
   response?: { status: number; headers: Record<string, string>; body: string };
-  error?: { kind: string; message: string };
+  error?: { kind: string; message: string; code?: string; advice?: string };
   startedAt?: string;
   durationMs?: number;
+  /** The curl command that sends the request again (src/client/curl.ts); on the exchanges of a case that is not PASS. */
+  curl?: string;
 }
 
 export interface CaseReport {
@@ -184,6 +187,8 @@ export interface CertificationReport {
   causes: Cause[];
   /** What changed since the package named by SADAD_COMPARE (`--compare`); null without one. */
   changes: Changes | null;
+  /** The preflight of the (last) run: the path to the target checked before the first case (design.md §10); null when none ran. */
+  connection: PreflightReport | null;
   fingerprint: Fingerprint;
   plan: { calls: Record<string, number>; estimatedSeconds: number; bound: string | null } | null;
   counts: { cases: number; byVerdict: VerdictCounts; byOperation: Record<string, VerdictCounts & { total: number }> };
@@ -292,6 +297,8 @@ export function decideOutcome(input: {
   /** How the last run ended, in words, when it left cases NOT_RUN (e.g. `the run was interrupted`). */
   ended?: string | null;
   runErrors: string[];
+  /** The preflight's blocking findings, when it stopped the run before its first case. */
+  preflightBlocked?: string[];
 }): Outcome {
   const { cases } = input;
   // INCONCLUSIVE blocks like ERROR: the rule was not decided
@@ -308,10 +315,12 @@ export function decideOutcome(input: {
   const nInconclusive = bad.filter((c) => c.verdict === 'INCONCLUSIVE' && unexpected.includes(c.id)).length;
   const s = (n: number) => (n === 1 ? '' : 's');
   const because = (long: string, brief: string) => { reasons.push(long); short.push(brief); };
+  if (input.preflightBlocked?.length) because(`the preflight stopped the run before its first case: ${input.preflightBlocked.join('; ')} (see Connection)`, 'the preflight stopped the run');
   if (nFail) because(`${nFail} case${s(nFail)} FAIL: the target breaks a rule the API document states`, `${nFail} FAIL`);
   if (nError) because(`${nError} case${s(nError)} ERROR: the suite, the network or the configuration broke, so the rule could not be checked`, `${nError} ERROR`);
   if (nInconclusive) because(`${nInconclusive} case${s(nInconclusive)} INCONCLUSIVE: a step the target should have accepted was refused, so the rule could not be decided (the case that tests that step is named)`, `${nInconclusive} INCONCLUSIVE`);
-  if (notRun.length) {
+  if (notRun.length && input.preflightBlocked?.length) because(`${notRun.length} case${s(notRun.length)} NOT_RUN: no case ran; fix what the preflight found and run again`, `${notRun.length} NOT_RUN`);
+  else if (notRun.length) {
     because(`${notRun.length} case${s(notRun.length)} NOT_RUN: ${input.ended ?? 'the run ended before they finished'}; \`npm run certify -- --resume\` runs ${notRun.length === 1 ? 'it' : 'them'} and merges the results into this package`,
       `${notRun.length} NOT_RUN (incomplete run)`);
   }

@@ -17,6 +17,7 @@ import { renderJunit } from './junit.js';
 import { compareReports, loadComparison } from './compare.js';
 import { caseFromEvidence, caseNotRun, howItEnded, manifestCaseOf, maskExchange } from './collect.js';
 import { renderHtml } from './html.js';
+import { buildHar, HAR_FILE, renderHar } from './har.js';
 import { isNarrowed, type RunIdentity } from './identity.js';
 import { EVIDENCE_DIR, JournalError, readEvidence, readManifest, type ManifestCase, type RunManifest } from './journal.js';
 import { changedVerdicts, mergeCases, mergeRuns, totalCalls } from './merge.js';
@@ -25,8 +26,19 @@ import {
   SPEC_SECTIONS, FORMAT, FORMAT_VERSION, type CaseReport, type CertificationReport, type ExchangeRecord, type Fingerprint, type RunSummary,
 } from './model.js';
 import { planOf } from './plan.js';
+import { PREFLIGHT_FILE, PREFLIGHT_FORMAT, type PreflightReport } from '../preflight/model.js';
 
 export const PACKAGE_FILE = 'certification.json';
+
+/** The preflight this run wrote (preflight.json), or null: a file of another run is not this run's. */
+export function readPreflight(dir: string, runId: string): PreflightReport | null {
+  try {
+    const p = JSON.parse(readFileSync(join(dir, PREFLIGHT_FILE), 'utf8')) as PreflightReport;
+    return p?.format === PREFLIGHT_FORMAT && p.runId === runId ? p : null;
+  } catch {
+    return null;
+  }
+}
 
 /** The masking registry is per process: the runner and the certify command learn the run's secrets here. */
 export function registerSecrets(env: NodeJS.ProcessEnv = process.env): void {
@@ -51,6 +63,8 @@ export interface BuiltPackage {
   report: CertificationReport;
   /** Evidence of cases whose record comes from an earlier run: copied from `from` into this package (null: the case has none). */
   carried: { id: string; from: string | null }[];
+  /** Every case's exchanges (PASS included, carried cases from their run), masked: for exchanges.har. */
+  exchanges: { case: string; exchanges: ExchangeRecord[] }[];
 }
 
 /** The limits the run paced at, as the dry run's plan wants them. */
@@ -147,12 +161,19 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
   });
 
   const notRun = cases.some((c) => c.verdict === 'NOT_RUN');
-  const endedText = !notRun ? null : ['interrupted', 'timedout', 'killed'].includes(thisRun.status) ? howItEnded(ended?.status)
+  const endedText = !notRun ? null : ['interrupted', 'timedout', 'killed', 'preflight'].includes(thisRun.status) ? howItEnded(ended?.status)
     : 'they did not finish (a worker process died, or the test runner skipped them)';
   const identity = manifest.identity;
-  const outcome = decideOutcome({ cases, selectionNarrowed: isNarrowed(identity.selection), profile: identity.profile, ended: endedText, runErrors: errors });
+  // a resumed run that had no preflight of its own keeps the one of the run it continues
+  const connection = readPreflight(dir, runId) ?? previous?.connection ?? null;
+  const preflightBlocked = thisRun.status === 'preflight' && connection ? connection.findings.filter((f) => f.severity === 'blocking').map((f) => f.text) : [];
+  const outcome = decideOutcome({ cases, selectionNarrowed: isNarrowed(identity.selection), profile: identity.profile, ended: endedText, runErrors: errors, preflightBlocked });
   const limits = planLimits(identity);
-  const plan = limits ? planOf(cases.map((c) => ({ id: c.id, operation: c.operation, family: c.family, level: c.level, calls: c.calls })), limits) : null;
+  // what the cases share per worker and need is in the manifest: a case merged from an earlier package plans its own calls only
+  const plannedById = new Map(manifest.cases.map((p) => [p.id, p]));
+  const plan = limits ? planOf(cases.map((c) => ({
+    id: c.id, operation: c.operation, family: c.family, level: c.level, calls: c.calls, shared: plannedById.get(c.id)?.shared, needs: plannedById.get(c.id)?.needs,
+  })), limits, manifest.planContext) : null;
   const durationMs = runs.reduce((sum, r) => sum + Math.max(0, Date.parse(r.finishedAt) - Date.parse(r.startedAt) || 0), 0);
   const fingerprint: Fingerprint = {
     suite: manifest.suite,
@@ -179,6 +200,7 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     changed: changedVerdicts(cases),
     causes: groupCauses(cases),
     changes: null,
+    connection,
     fingerprint,
     plan: planSummary(plan),
     counts: buildCounts(cases),
@@ -195,7 +217,7 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
   };
   const comparison = loadComparison();
   if (comparison) report.changes = compareReports(comparison.report, report, comparison.file);
-  return { report, carried };
+  return { report, carried, exchanges: evidence };
 }
 
 /**
@@ -217,6 +239,7 @@ export function writePackage(dir: string, built: BuiltPackage): void {
   writeFileAtomic(join(dir, 'certification.html'), maskText(renderHtml(built.report)));
   // from the merged package, so a resumed run's junit.xml holds every case, not only the rerun ones
   writeFileAtomic(join(dir, 'junit.xml'), maskText(renderJunit(built.report)));
+  writeFileAtomic(join(dir, HAR_FILE), renderHar(buildHar(built.report, built.exchanges)));
   writeChecksums(dir);
 }
 

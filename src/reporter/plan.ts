@@ -3,7 +3,7 @@
  * the wall time the pacer needs at the configured limits (design.md §6: the bound is
  * `max over operations of ceil(calls / limit) x window`).
  */
-import type { Limits } from '../suite/plan.js';
+import type { Limits, PlanContext } from '../suite/plan.js';
 import { describePayments, paymentPlan, paymentsSettled, type PaymentPlan } from '../suite/payment-guard.js';
 import { familyIds, operationIds } from './model.js';
 
@@ -15,29 +15,57 @@ export interface PlannedCase {
   calls: Record<string, number>;
   /** Payments meant to take effect, and the bills and fees they pay (payment cases only). */
   payments?: { debits: number; subjects: number } | undefined;
+  /** Calls made once per worker for all the cases naming the same key (src/suite/case.ts `shared`). */
+  shared?: { key: string; calls: Record<string, number> }[] | undefined;
+  /** What the case needs to send anything (`signer`, `payments`); without it the case is NOT_APPLICABLE. */
+  needs?: string[] | undefined;
 }
+
+
+/** A plan of the cases alone: one worker, every case applicable. */
+const EVERY_CASE: PlanContext = { workers: 1, signer: true, payments: true };
 
 export interface Plan {
   cases: PlannedCase[];
   byOperation: Record<string, number>;
   byFamily: Record<string, number>;
-  /** Planned calls per operation: the sum of the cases' `calls`. */
+  /**
+   * Planned calls per operation: the sum of the applicable cases' `calls`, and each shared key's
+   * calls once per worker that can draw one of its cases.
+   */
   calls: Record<string, number>;
+  /** The shared calls in `calls`: per key, how many workers make them. */
+  shared: { key: string; calls: Record<string, number>; times: number }[];
+  /** Cases that will send nothing (NOT_APPLICABLE): no signer, or SADAD_PAYMENTS=off. */
+  notApplicable: number;
+  context: PlanContext;
   limits: Limits;
   payments: PaymentPlan;
   estimate: { seconds: number; bound: string | null; perOperation: Record<string, number> };
 }
 
-export function planOf(cases: PlannedCase[], limits: Limits): Plan {
+/** Whether the case sends anything in this context (src/suite/case.ts `needsOf`). */
+export const applicable = (c: Pick<PlannedCase, 'needs'>, context: PlanContext) =>
+  !(c.needs ?? []).some((n) => (n === 'signer' && !context.signer) || (n === 'payments' && !context.payments));
+
+export function planOf(cases: PlannedCase[], limits: Limits, context: PlanContext = EVERY_CASE): Plan {
   const ops = operationIds(cases);
   const calls: Record<string, number> = Object.fromEntries(ops.map((op) => [op, 0]));
   const byOperation: Record<string, number> = {};
   const byFamily: Record<string, number> = {};
+  const sharing = new Map<string, { calls: Record<string, number>; cases: number }>();
+  const sending = cases.filter((c) => applicable(c, context));
   for (const c of cases) {
     byOperation[c.operation] = (byOperation[c.operation] ?? 0) + 1;
     byFamily[c.family] = (byFamily[c.family] ?? 0) + 1;
-    for (const [op, n] of Object.entries(c.calls)) calls[op] = (calls[op] ?? 0) + n;
   }
+  for (const c of sending) {
+    for (const [op, n] of Object.entries(c.calls)) calls[op] = (calls[op] ?? 0) + n;
+    for (const s of c.shared ?? []) sharing.set(s.key, { calls: s.calls, cases: (sharing.get(s.key)?.cases ?? 0) + 1 });
+  }
+  // a worker that draws none of a key's cases never makes its calls: a small selection spares some workers
+  const shared = [...sharing].map(([key, s]) => ({ key, calls: s.calls, times: Math.min(Math.max(1, context.workers), s.cases) }));
+  for (const s of shared) for (const [op, n] of Object.entries(s.calls)) calls[op] = (calls[op] ?? 0) + n * s.times;
   const perOperation: Record<string, number> = {};
   let seconds = 0;
   let bound: string | null = null;
@@ -47,7 +75,7 @@ export function planOf(cases: PlannedCase[], limits: Limits): Plan {
     perOperation[op] = Math.ceil(n / limit) * limits.windowSeconds;
     if (perOperation[op]! > seconds) { seconds = perOperation[op]!; bound = op; }
   }
-  return { cases, byOperation, byFamily, calls, limits, payments: paymentPlan(cases), estimate: { seconds, bound, perOperation } };
+  return { cases, byOperation, byFamily, calls, shared, notApplicable: cases.length - sending.length, context, limits, payments: paymentPlan(sending), estimate: { seconds, bound, perOperation } };
 }
 
 export function formatDuration(seconds: number): string {
@@ -69,7 +97,7 @@ export function formatPlan(plan: Plan, options: { listCases: boolean }): string 
     lines.push('Planned cases (id, level, family, calls per operation):');
     const w = Math.max(10, ...plan.cases.map((c) => c.id.length));
     for (const c of plan.cases) {
-      const calls = Object.entries(c.calls).map(([op, n]) => `${op} ${n}`).join(', ');
+      const calls = applicable(c, plan.context) ? Object.entries(c.calls).map(([op, n]) => `${op} ${n}`).join(', ') : `none (NOT_APPLICABLE without ${(c.needs ?? []).join(', ')})`;
       lines.push(`  ${pad(c.id, w)}  ${pad(c.level, 7)}  ${pad(c.family, 16)}  ${calls}`);
     }
     lines.push('');
@@ -88,6 +116,11 @@ export function formatPlan(plan: Plan, options: { listCases: boolean }): string 
     lines.push(`  ${pad(op, 16)} ${String(plan.calls[op] ?? 0).padStart(5)} calls at ${limit ?? '?'} per ${plan.limits.windowSeconds} s` +
       (t !== undefined ? `  -> ${formatDuration(t)}` : ''));
   }
+  if (plan.shared.length) {
+    lines.push(`  including calls made once per worker (${plan.context.workers} worker${plan.context.workers === 1 ? '' : 's'}) and shared by its cases:`);
+    for (const s of plan.shared) lines.push(`    ${s.key}: ${Object.entries(s.calls).map(([op, n]) => `${op} ${n}`).join(', ')} x ${s.times}`);
+  }
+  if (plan.notApplicable) lines.push(`  ${plan.notApplicable} case${plan.notApplicable === 1 ? '' : 's'} will send nothing (NOT_APPLICABLE: ${[!plan.context.signer && 'no signer is configured', !plan.context.payments && 'SADAD_PAYMENTS=off'].filter(Boolean).join(', ')})`);
   lines.push('');
   lines.push(`Estimated wall time: ${formatDuration(plan.estimate.seconds)}` +
     (plan.estimate.bound ? ` (bound by ${plan.estimate.bound}: ceil(calls / limit) x window; the operations run in parallel)` : ''));

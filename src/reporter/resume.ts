@@ -21,7 +21,7 @@ export type ResumePlan =
   | { kind: 'run'; message: string; env: Record<string, string>; rerun: string[]; report: CertificationReport };
 
 /** The files of a package a resume keeps aside (Playwright's html/ report is not part of it). */
-const KEPT = [PACKAGE_FILE, 'certification.html', 'certification.sha256', RUN_FILE, 'pacing.json', 'junit.xml', EVIDENCE_DIR];
+const KEPT = [PACKAGE_FILE, 'certification.html', 'certification.sha256', RUN_FILE, 'pacing.json', 'junit.xml', 'exchanges.har', EVIDENCE_DIR];
 export const RERUN_FILE = 'rerun.txt';
 
 const countsLine = (r: CertificationReport) => VERDICT_ORDER.filter((v) => r.counts.byVerdict[v]).map((v) => `${r.counts.byVerdict[v]} ${v}`).join(', ');

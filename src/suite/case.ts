@@ -12,6 +12,7 @@ import { operation, type OperationId } from '../contract/catalogue.js';
 import type { Exchange } from '../client/exchange.js';
 import { summarize } from '../client/exchange.js';
 import { maskText } from '../client/redact.js';
+import { curlCommand, curlOptionsOf } from '../client/curl.js';
 import type { SendOptions } from '../client/client.js';
 import { RequestGenerator, type BillSubject, type MoiSubject } from '../generators/requests.js';
 import { classify, type Outcome } from '../client/outcome.js';
@@ -68,7 +69,17 @@ export interface CaseDefinition {
    * bills or fees they pay, in full or in part (`subjects`): the payment guard's figures.
    */
   payments?: { debits: number; subjects: number };
+  /**
+   * Calls the case shares with the other cases of its worker (and target) that name the same `key`:
+   * made once per worker, by whichever of them comes first (the payable base a payment case mutates).
+   * How many workers make them depends on the worker count, so the plan adds them per worker, not per case.
+   */
+  shared?: SharedCalls[];
+  /** What the case needs configured to send anything: without a signer the signature cases are NOT_APPLICABLE. */
+  needs?: 'signer';
 }
+
+export interface SharedCalls { key: string; calls: Partial<Record<OperationId, number>> }
 
 /** Thrown to end a case early once its verdict is settled. */
 class CaseStop extends Error {}
@@ -302,6 +313,11 @@ export function defineCase(def: CaseDefinition, body: CaseBody): void {
   collector.push([def, body]);
 }
 
+/** What the case needs to send anything; without it the case is NOT_APPLICABLE (the check at the top of the test below). */
+export function needsOf(def: CaseDefinition): ('signer' | 'payments')[] {
+  return [...(def.needs ? [def.needs] : []), ...(def.pays || operation(def.op).kind === 'payment' ? ['payments' as const] : [])];
+}
+
 /**
  * The arguments of `test()` for a case: a spec file calls `test(...asTest(spec))`. With `target`
  * (a multi-target run, targets.ts) the title starts with `[<target>]` and the test runs on it.
@@ -320,6 +336,8 @@ export function asTest([def, body]: CaseSpec, target?: string): Parameters<typeo
       { type: 'expectation', description: def.expectation },
       { type: 'calls', description: JSON.stringify(def.calls ?? { [def.op]: 1 }) },
       ...(def.payments ? [{ type: 'payments', description: JSON.stringify(def.payments) }] : []),
+      ...(def.shared?.length ? [{ type: 'shared', description: JSON.stringify(def.shared) }] : []),
+      ...(needsOf(def).length ? [{ type: 'needs', description: needsOf(def).join(',') }] : []),
     ],
   }, async ({ rt }, testInfo) => {
     if (def.slow) test.slow();
@@ -354,7 +372,9 @@ function writeEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, tes
     startedAt: new Date(started).toISOString(), finishedAt: new Date(finished).toISOString(), durationMs: Math.max(0, finished - started),
     notes: c.notes, observations: c.observations, transient: c.faults,
     annotations: testInfo.annotations.map((a) => ({ type: a.type, ...(a.description === undefined ? {} : { description: maskText(a.description) }) })),
-    exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs })),
+    exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs,
+      // "Reproduce it": the command that sends this request again, for every case a reader will look into
+      ...(verdict === 'PASS' ? {} : { curl: curlCommand(ex, c.config.network, curlOptionsOf(c.config, c.rt.client.signer, c.def.id)) }) })),
   }, null, 2));
 }
 

@@ -31,3 +31,12 @@ export const CASE_GROUPS = {
 export function allCases(): CaseSpec[] {
   return Object.values(CASE_GROUPS).flatMap((group) => group().flat());
 }
+
+/**
+ * Every selected case as a run's manifest plans it, with the spec file that registers it: what a
+ * run stopped before its first case (by the preflight) reports as not run. Playwright's own filters
+ * (--grep, --shard) are not applied here; the suite's selection (SADAD_CASES, the profile) is.
+ */
+export function plannedCaseDefinitions(keep: (id: string) => boolean): { def: CaseSpec[0]; file: string }[] {
+  return Object.entries(CASE_GROUPS).flatMap(([group, cases]) => cases().flat().filter(([def]) => keep(def.id)).map(([def]) => ({ def, file: `specs/${group}.spec.ts` })));
+}

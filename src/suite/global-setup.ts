@@ -1,7 +1,9 @@
 /**
  * Runs once before any case: validates the configuration (a mistake stops the run here, naming the
- * variable), starts the embedded mock when no target is configured, and starts the pacing
- * coordinator all workers share. What it decides reaches the workers through process.env.
+ * variable), starts the embedded mock when no target is configured, starts the pacing coordinator
+ * all workers share, and, against a configured target, runs the preflight (a run that cannot
+ * succeed stops here, exit 2, with a package that says why). What it decides reaches the workers
+ * through process.env.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,9 +19,28 @@ import { loadBaseline } from './baseline.js';
 import { caseFilter } from './selection.js';
 import { profileOf } from './profile.js';
 import { allCases } from './cases.js';
+import { needsOf } from './case.js';
+import { applicable } from '../reporter/plan.js';
 import { guardMessage, paymentPlan, paymentsSettled } from './payment-guard.js';
 import { maskText } from '../client/redact.js';
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { SadadClient } from '../client/client.js';
+import { loadSigner } from '../client/signer.js';
+import { closeDispatcher } from '../net/index.js';
+import { RemotePacer } from '../pacer/remote.js';
+import { formatStopped, PREFLIGHT_FILE, runPreflight, findingLines, type PreflightReport } from '../preflight/index.js';
+import { writeFileAtomic } from '../reporter/atomic.js';
+import { runIdentity } from '../reporter/identity.js';
+import { writeManifest } from '../reporter/journal.js';
+import { newRunManifest } from '../reporter/manifest.js';
+import { buildPackage, registerSecrets, writePackage } from '../reporter/package.js';
+import { planOf } from '../reporter/plan.js';
+import { plannedLimits } from './plan.js';
+import { plannedCaseDefinitions } from './cases.js';
+import { tokenSource } from './runtime.js';
+import type { SuiteConfig } from '../config/index.js';
+import type { TargetData } from '../config/target-data.js';
 
 /** Runs a configuration step; a mistake ends the run here, before anything is sent, naming the variable. */
 function orStop<T>(step: () => T): T {
@@ -42,6 +63,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     console.error('\nSADAD_DRY_RUN is set: run the dry run with `npm run certify` (or `npm run certify -- --list`). Nothing was sent.\n');
     process.exit(2);
   }
+  // the identity of the run as configured, before the embedded mock's address replaces the target
+  const identity = runIdentity(process.env, process.argv);
   let config = orStop(() => {
     loadEnvFile();
     loadBaseline();
@@ -53,13 +76,18 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   });
   if (!paymentsSettled()) {
     const selected = caseFilter();
-    const planned = allCases().map(([def]) => def).filter((def) => selected(def.id));
+    // the cases that will send something, as the dry run counts them (reporter/plan.ts)
+    const context = { workers: 1, signer: !!(config.signer || config.signingKey), payments: config.payments };
+    const planned = allCases().map(([def]) => def).filter((def) => selected(def.id) && applicable({ needs: needsOf(def) }, context));
     console.error(`\n${guardMessage(paymentPlan(planned.map((d) => ({ calls: d.calls ?? { [d.op]: 1 }, payments: d.payments }))), maskText(config.baseUrl ?? ''))}\n`);
     process.exit(2);
   }
   process.env.SADAD_RUN_ID ??= `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+  // decided before the embedded mock's address is set: a configured target gets a preflight, the embedded mock none (unless asked)
+  const preflight = config.preflight;
   // evidence of an earlier run must not mix with this one's
   rmSync(join(reportsDir(), 'evidence'), { recursive: true, force: true });
+  rmSync(join(reportsDir(), PREFLIGHT_FILE), { force: true });
   const closers: (() => Promise<void>)[] = [];
   // what the embedded mock injected (MOCK_FAULTS), beside what the cases met, in pacing.json
   let injectedFaults: (() => unknown) | undefined;
@@ -82,6 +110,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.SADAD_PACER_URL = coordinator.url;
   console.log(`target ${target} (${process.env.SADAD_TARGET_PROFILE}); seed ${config.seed}${config.seedFromEnv ? '' : ' (random; set SADAD_SEED to replay)'}; ` +
     `limits bill ${config.rateLimits.bill}, MOI ${config.rateLimits.moi} per ${config.rateWindowSeconds} s`);
+  if (preflight) {
+    const stopped = await preflightOrStop(config, coordinator.url, targetData, identity);
+    if (stopped) {
+      await coordinator.close();
+      for (const close of closers.reverse()) await close();
+      process.exit(2);
+    }
+  }
 
   return async () => {
     const stats = await coordinator.app.inject({ method: 'GET', url: '/stats' }).then((r) => r.json()).catch(() => ({}));
@@ -91,6 +127,49 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     for (const close of closers.reverse()) await close();
     failOnVerdicts();
   };
+}
+
+/**
+ * The preflight (design.md §10), through the run's pacer so that its calls count against the
+ * budgets. Its report goes to reports/preflight.json (the package's Connection section). When it
+ * finds the run cannot succeed, the package is written here, every planned case NOT_RUN with the
+ * reason, and true is returned: the run stops before its first case.
+ */
+async function preflightOrStop(config: SuiteConfig, pacerUrl: string, targetData: TargetData | undefined, identity: ReturnType<typeof runIdentity>): Promise<boolean> {
+  const dir = reportsDir();
+  const runId = process.env.SADAD_RUN_ID!;
+  const planned = plannedCaseDefinitions(caseFilter());
+  let estimatedSeconds: number | undefined;
+  try { estimatedSeconds = planOf(planned.map(({ def }) => ({ id: def.id, operation: def.op, family: def.family, level: def.level, calls: def.calls ?? { [def.op]: 1 } })), plannedLimits()).estimate.seconds; } catch { /* no estimate, no warning */ }
+  const signer = await loadSigner({ signer: config.signer, signingKey: config.signingKey, passphrase: config.signingKeyPassphrase }).catch(stopOn);
+  const client = new SadadClient(config, { pacer: new RemotePacer(pacerUrl), tokens: tokenSource(config), signer });
+  let report: PreflightReport;
+  try {
+    report = await runPreflight({ config, client, targetData, runId, env: process.env, ...(estimatedSeconds ? { estimatedSeconds } : {}) });
+  } finally {
+    // the workers build their own dispatcher; this process keeps no connection open to the target
+    await closeDispatcher(config.network);
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(join(dir, PREFLIGHT_FILE), maskText(JSON.stringify(report, null, 2)) + '\n');
+  const calls = Object.values(report.calls).reduce((a, b) => a + b, 0);
+  if (report.result !== 'blocked') {
+    const warnings = findingLines(report, 'warning');
+    console.log(`preflight: ${report.route}, ${calls} call${calls === 1 ? '' : 's'} in ${(report.durationMs / 1000).toFixed(1)} s: ready${warnings.length ? `, with ${warnings.length} warning${warnings.length === 1 ? '' : 's'}:\n${warnings.map((w) => `  ! ${w}`).join('\n')}` : ''}`);
+    return false;
+  }
+  registerSecrets();
+  const { version } = createRequire(import.meta.url)('@playwright/test/package.json') as { version: string };
+  const cases = planned.map(({ def, file }) => ({
+    id: def.id, title: `${def.id} §${def.sections.join(' §')}`, file, operation: def.op, family: def.family, level: def.level,
+    sections: def.sections, expectation: def.expectation, calls: def.calls ?? { [def.op]: 1 },
+  }));
+  const manifest = newRunManifest({ runId, dir, identity, playwright: version, cases });
+  manifest.end = { finishedAt: new Date().toISOString(), status: 'preflight', durationMs: report.durationMs, errors: [] };
+  writeManifest(dir, manifest);
+  writePackage(dir, buildPackage(dir, manifest));
+  console.error(`\n${formatStopped(report, join(dir, 'certification.html'))}\n`);
+  return true;
 }
 
 /**

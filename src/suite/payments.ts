@@ -11,7 +11,7 @@ import { summarize, type Exchange } from '../client/exchange.js';
 import type { SendOptions } from '../client/client.js';
 import type { CaseContext } from './case.js';
 import type { Outcome } from '../client/outcome.js';
-import { acceptablePaymentBase, cents, enquireBills, enquireFees, type BillState, type FeeState } from './prepare.js';
+import { acceptablePaymentBase, cents, enquireBills, enquireFees, payableSubject, type BillState, type FeeState } from './prepare.js';
 import { exhausted, retryDelayMs, sleep, type FaultKind } from '../client/transient.js';
 
 /** What a payment should change: the due of each entry's bill or fee, before and after, in cents. */
@@ -113,8 +113,11 @@ export async function sendPayment(c: CaseContext, body: RequestBody, effect: Pay
   }
 }
 
-/** A payment the target would accept (the worker's payable base, fresh ids), with its effect. */
-export async function acceptablePayment(c: CaseContext, opId: OperationId = c.def.op): Promise<{ body: RequestBody; effect: PaymentEffect }> {
-  const base = await acceptablePaymentBase(c, opId);
+/**
+ * A payment the target would accept, with its effect: of the worker's payable base (fresh ids), or,
+ * with `ownSubject`, of a subject enquired for this payment alone (see `payableSubject`).
+ */
+export async function acceptablePayment(c: CaseContext, opId: OperationId = c.def.op, options: { ownSubject?: string } = {}): Promise<{ body: RequestBody; effect: PaymentEffect }> {
+  const base = options.ownSubject === undefined ? await acceptablePaymentBase(c, opId) : await payableSubject(c, opId, options.ownSubject);
   return { body: base.body, effect: base.bill ? onBills(c, [base.bill]) : onFees(c, [base.fee!]) };
 }

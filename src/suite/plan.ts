@@ -37,6 +37,15 @@ export function plannedLimits(env: NodeJS.ProcessEnv = process.env): Limits {
   return { windowSeconds, perOperation, source };
 }
 
+/** What a plan assumes of the run besides its limits: the worker count, and whether a signer and payments are configured. */
+export interface PlanContext { workers: number; signer: boolean; payments: boolean }
+
+/** The plan's context for a run of `workers` workers, as the environment configures it (a ConfigError like `plannedLimits`). */
+export function plannedContext(workers: number, env: NodeJS.ProcessEnv = process.env): PlanContext {
+  const config = configFromEnv(env);
+  return { workers, signer: !!(config.signer || config.signingKey), payments: config.payments };
+}
+
 /** One group's limit, for the planned calls of a case; the defaults when the configuration is broken (the global setup reports it). */
 export function plannedLimit(group: RateGroup, env: NodeJS.ProcessEnv = process.env): number {
   try {

@@ -7,7 +7,7 @@ import { requestEntries, requestItems } from '../contract/message.js';
 import type { OperationId } from '../contract/catalogue.js';
 import { uniqueId } from '../generators/unique.js';
 import type { BillSubject, MoiSubject, RequestGenerator } from '../generators/requests.js';
-import type { CaseContext } from './case.js';
+import type { CaseContext, SharedCalls } from './case.js';
 import { viewResponse } from '../client/outcome.js';
 
 /** Numbers the samples may show as strings. */
@@ -107,22 +107,37 @@ export async function acceptableRequest(c: CaseContext, opId: OperationId = c.de
   return (await acceptablePaymentBase(c, opId)).body;
 }
 
+/** What the payable base costs: one enquiry per worker (and target), shared by the cases that mutate it. */
+export function payableBaseCalls(opId: OperationId): SharedCalls[] {
+  if (opId === 'bill-payment') return [{ key: 'payable base: bill-payment', calls: { 'bill-enquiry': 1 } }];
+  if (opId === 'moi-payment') return [{ key: 'payable base: moi-payment', calls: { 'moi-enquiry': 1 } }];
+  return [];
+}
+
 /** A payment the target would accept (fresh ids), with the state it pays. */
 export async function acceptablePaymentBase(c: CaseContext, opId: OperationId = c.def.op): Promise<PayableBase> {
   const payable = c.rt.kept<PayableBase>('payable');
   let base = payable.get(opId);
   if (!base) {
-    if (opId === 'bill-payment') {
-      // the exact amount due, the one payment every biller accepts
-      const [bill] = await enquireBills(c, await c.bills(1), 'bill enquiry (payment base)');
-      base = { body: billPayment(c.gen, [bill!]), bill };
-    } else {
-      const [fee] = await enquireFees(c, await c.fees(1), 'MOI fee enquiry (payment base)');
-      base = { body: feePayment(c.gen, [fee!]), fee };
-    }
+    base = await payableSubject(c, opId, 'payment base');
     payable.set(opId, base);
   }
   return { ...base, body: freshIds(opId, base.body, c.tagPrefix) };
+}
+
+/**
+ * A payment of a subject of its own, enquired for it and kept by no one: for a case that means its
+ * payment to be accepted. Paying the worker's base instead would spend it, and the worker's next
+ * case would enquire again, a call no plan can place (it depends on which cases share a worker).
+ */
+export async function payableSubject(c: CaseContext, opId: OperationId = c.def.op, purpose = 'its own subject'): Promise<PayableBase> {
+  if (opId === 'bill-payment') {
+    // the exact amount due, the one payment every biller accepts
+    const [bill] = await enquireBills(c, await c.bills(1), `bill enquiry (${purpose})`);
+    return { body: billPayment(c.gen, [bill!]), bill };
+  }
+  const [fee] = await enquireFees(c, await c.fees(1), `MOI fee enquiry (${purpose})`);
+  return { body: feePayment(c.gen, [fee!]), fee };
 }
 
 /** The subject behind the payable base was spent (a payment went through): fetch another next time. */

@@ -28,11 +28,12 @@ export interface Pki {
   /** A client certificate and key from another CA, which the mTLS mock must refuse. */
   otherClientCert: string;
   otherClientKey: string;
-  /** The client key's certificate, expired yesterday. */
+  /** The client key's certificate, expired yesterday; and the same as PKCS#12 (passphrase `passphrase`). */
   expiredClientCert: string;
+  expiredPfx: string;
   /** The CA certificate in DER: a file with no PEM certificate in it. */
   caDer: string;
-  /** Text the PEM of each file (for the mock's options, which take PEM text). */
+  /** PEM text (the mock's options take text, not files). */
   pem: { caCert: string; serverCert: string; serverKey: string };
 }
 
@@ -93,7 +94,7 @@ export function pki(): Pki {
   const expired = issue({ cn: 'MYCOMPANY client (expired)', key: clientKey, issuer: ca, usage: 'client', from: now - 30 * DAY, to: now - DAY });
 
   // 3DES, as most exported .p12 files are; node-forge's default (AES) would do as well
-  const p12 = forge.pkcs12.toPkcs12Asn1(forgeKey(clientKey), [client, ca.cert], passphrase, { algorithm: '3des', friendlyName: 'client' });
+  const p12 = (leaf: forge.pki.Certificate) => Buffer.from(forge.asn1.toDer(forge.pkcs12.toPkcs12Asn1(forgeKey(clientKey), [leaf, ca.cert], passphrase, { algorithm: '3des', friendlyName: 'client' })).getBytes(), 'binary');
 
   const files: Record<string, string | Buffer> = {
     'ca.pem': toPem(ca.cert),
@@ -103,7 +104,8 @@ export function pki(): Pki {
     'client.pem': toPem(client),
     'client-key.pem': keyPem(clientKey),
     'client-key-encrypted.pem': clientKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase }).toString(),
-    'client.p12': Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary'),
+    'client.p12': p12(client),
+    'expired-client.p12': p12(expired),
     'other-client.pem': toPem(other),
     'other-client-key.pem': keyPem(otherKey),
     'expired-client.pem': toPem(expired),
@@ -114,7 +116,7 @@ export function pki(): Pki {
     dir, passphrase,
     caCert: at('ca.pem'), serverCert: at('server.pem'), serverKey: at('server-key.pem'),
     clientCert: at('client.pem'), clientKey: at('client-key.pem'), clientKeyEncrypted: at('client-key-encrypted.pem'), clientPfx: at('client.p12'),
-    otherClientCert: at('other-client.pem'), otherClientKey: at('other-client-key.pem'), expiredClientCert: at('expired-client.pem'), caDer: at('ca.der'),
+    otherClientCert: at('other-client.pem'), otherClientKey: at('other-client-key.pem'), expiredClientCert: at('expired-client.pem'), expiredPfx: at('expired-client.p12'), caDer: at('ca.der'),
     pem: { caCert: files['ca.pem'] as string, serverCert: files['server.pem'] as string, serverKey: files['server-key.pem'] as string },
   };
   return made;

@@ -146,7 +146,7 @@ test('the page escapes and masks everything it shows', () => {
     identity: { suiteCommit: null, schemaHash: `sha256:${'0'.repeat(64)}`, target: 'http://t', profile: 'full', limits: null, selection: { cases: null, skipCases: null, args: null } },
     runs: [{ runId: 'run-1', startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:01:00.000Z', status: 'failed', cases: 1, finished: 1, seed: '1', calls: null, callsFrom: null }],
     changed: [],
-    causes: groupCauses([c]), changes: null,
+    causes: groupCauses([c]), changes: null, connection: null,
     fingerprint: {
       suite: { name: 's', version: '1', commit: null, localChanges: null }, schemaHash: `sha256:${'0'.repeat(64)}`, schemaFiles: [], seed: '1',
       target: { url: 'http://t', profile: 'p' }, limits: null, selection: { cases: null, skipCases: null, args: null }, profile: 'full', baselineFile: null,

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ROOT } from '../../src/paths.js';
 import { counts, LOADED_WINDOW, runSuite } from './run-suite.js';
+import { planVersusSent } from './plan-vs-sent.js';
 
 test.describe.configure({ mode: 'parallel', timeout: 300_000 });
 
@@ -38,5 +39,8 @@ for (const [name, env, skipped] of modes) {
     expect(c.skipped).toBe(skipped);
     const pacing = JSON.parse(readFileSync(join(run.reportsDir, 'pacing.json'), 'utf8'));
     for (const [op, s] of Object.entries<{ calls: number }>(pacing.operations)) expect(s.calls, op).toBeGreaterThan(20);
+    // the plan (the dry run's, in the package) says what a clean run sends, per operation
+    const plan = planVersusSent(run.reportsDir);
+    expect(plan.problems, `planned ${JSON.stringify(plan.planned)}, sent ${JSON.stringify(plan.sent)}`).toEqual([]);
   });
 }

@@ -8,7 +8,7 @@ import { referenceIdHeader } from '../../contract/headers.js';
 import { SPEC_PREFIX } from '../../contract/prefix.js';
 import { defineCase, type CaseContext } from '../case.js';
 import { expectRejection } from '../expect-rejection.js';
-import { acceptableRequest, spendPayable } from '../prepare.js';
+import { acceptableRequest, payableBaseCalls } from '../prepare.js';
 import type { Level } from '../verdicts.js';
 import type { Outcome } from '../../client/outcome.js';
 import { acceptablePayment, sendPayment } from '../payments.js';
@@ -37,7 +37,7 @@ async function acceptable(c: CaseContext) {
 export function registerHeaderCases(opId: OperationId): void {
   const op = operation(opId);
   for (const d of DEFECTS) {
-    defineCase({ id: `${opId}.hdr.${d.specName}.${d.kind}`, family: 'headers', op: opId, sections: ['5', op.sections.endpoint], level: d.level,
+    defineCase({ id: `${opId}.hdr.${d.specName}.${d.kind}`, family: 'headers', op: opId, sections: ['5', op.sections.endpoint], level: d.level, shared: payableBaseCalls(opId),
       expectation: `a request with ${d.description} is rejected` }, async (c) => {
       const body = await acceptable(c);
       const ex = await c.send({ body, headers: { [d.header(c.config.headerPrefix)]: d.value }, label: `${d.specName} ${d.kind}`, expect: 'rejection' });
@@ -46,7 +46,7 @@ export function registerHeaderCases(opId: OperationId): void {
   }
 
   for (const kind of ['missing', 'invalid'] as const) {
-    defineCase({ id: `${opId}.hdr.signature.${kind}`, family: 'headers', op: opId, sections: ['5'], level: 'MUST',
+    defineCase({ id: `${opId}.hdr.signature.${kind}`, family: 'headers', op: opId, sections: ['5'], level: 'MUST', needs: 'signer', shared: payableBaseCalls(opId),
       expectation: kind === 'missing' ? 'an unsigned request is rejected' : 'a request whose signature does not match its body is rejected' }, async (c) => {
       const signer = c.rt.client.signer;
       if (!signer) return c.notApplicable('no signer is configured (SADAD_SIGNING_KEY or SADAD_SIGNER), so the target is assumed not to check signatures');
@@ -65,21 +65,20 @@ export function registerHeaderCases(opId: OperationId): void {
 
   if (op.clientHeaders) {
     defineCase({ id: `${opId}.hdr.client-headers.required`, family: 'headers', op: opId, sections: ['4', '5'], level: 'OBSERVE',
-      ...(op.kind === 'payment' ? { payments: { debits: 1, subjects: 1 } } : {}),
+      ...(op.kind === 'payment' ? { payments: { debits: 1, subjects: 1 }, calls: { [opId]: 1, 'bill-enquiry': 1 } } : {}),
       expectation: 'record whether clientid/clientsecret are required (the spec leaves it open)' }, async (c) => {
       const headers = { clientid: null, clientsecret: null };
       const label = 'without clientid/clientsecret';
       let o: Outcome;
       if (op.kind === 'payment') {
-        // the target may accept it: a payment, sent as a careful client does
-        const { body, effect } = await acceptablePayment(c);
+        // the target may accept it: a payment, sent as a careful client does, of a subject of its own
+        const { body, effect } = await acceptablePayment(c, opId, { ownSubject: 'without client headers' });
         const paid = await sendPayment(c, body, effect, label, { headers });
         o = paid.answerLost ? { kind: 'accepted', detail: 'accepted (the answer was lost; an enquiry showed the payment took effect)' } : paid.outcome!;
       } else {
         o = c.classify(await c.send({ body: await acceptable(c), headers, label }));
       }
       if (o.status === 429) c.error('rate limited: the pacer\'s limits do not match the target\'s');
-      if (o.kind === 'accepted' && op.kind === 'payment') spendPayable(c, opId);
       const required = o.kind === 'rejected';
       c.observe('clientid/clientsecret required', required ? `yes (${o.detail})` : o.kind === 'accepted' ? 'no: accepted without them' : `unclear (${o.detail})`);
       c.violated(required ? 'the target requires clientid/clientsecret' : 'the target does not require clientid/clientsecret');

@@ -2,7 +2,7 @@
 import { operation, type OperationId } from '../../contract/catalogue.js';
 import { requestEntries, type RequestBody } from '../../contract/message.js';
 import { defineCase } from '../case.js';
-import { billPayment, enquireBills, enquireFees, feePayment, spendPayable, str } from '../prepare.js';
+import { billPayment, enquireBills, enquireFees, feePayment, str } from '../prepare.js';
 import { viewResponse } from '../../client/outcome.js';
 import { onBills, onFees, sendPayment, type PaymentEffect } from '../payments.js';
 import type { Exchange } from '../../client/exchange.js';
@@ -29,7 +29,6 @@ export function registerMultiEntryCases(opId: OperationId): void {
       else body = c.gen.build(opId, { entries: ENTRIES });
       if (!effect) { ex = await c.send({ body, label }); break; }
       const paid = await sendPayment(c, body, effect, label);
-      spendPayable(c, opId);
       ex = paid.ex;
       if (!paid.answerLost) break;
       if (attempt > c.config.retries) return c.error(`the answers of ${attempt} requests with ${ENTRIES} payments were all lost: nothing to judge`);

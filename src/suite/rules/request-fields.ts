@@ -9,7 +9,7 @@ import { RequestGenerator } from '../../generators/requests.js';
 import { mutationsOf, type Mutation } from '../../generators/mutations.js';
 import { defineCase } from '../case.js';
 import { expectRejection } from '../expect-rejection.js';
-import { acceptableRequest, spendPayable } from '../prepare.js';
+import { acceptableRequest, payableBaseCalls, spendPayable } from '../prepare.js';
 import type { RuleFamily } from '../verdicts.js';
 
 function familyOf(m: Mutation): RuleFamily {
@@ -33,7 +33,7 @@ export function registerRequestFieldCases(opId: OperationId): void {
     defineCase({
       id: `${opId}.req.${planned.id}`, family, op: opId, sections, level: 'MUST',
       expectation: planned.valid ? `a request with ${planned.description} is accepted` : `a request with ${planned.description} is rejected (4xx, or a failing in-band status)`,
-      pays: op.kind === 'payment' && planned.valid,
+      pays: op.kind === 'payment' && planned.valid, shared: payableBaseCalls(opId),
     }, async (c) => {
       const base = await acceptableRequest(c);
       const m = mutationsOf(opId, base, c.tagPrefix, planned.id)[0];

@@ -1,7 +1,8 @@
 /**
  * Rules on the answer to a request the target should accept: schema (lenient FAIL, strict WARN),
  * MessageType, echoes, root tag, arrays, formats. One accepted exchange per operation and worker
- * serves all of them, which spares the rate budget.
+ * serves all of them, which spares the rate budget; specs/response.spec.ts runs an operation's
+ * cases in one worker, so a run makes it once per operation, as `res.schema` plans.
  */
 import { operation, tagsOf, type OperationId } from '../../contract/catalogue.js';
 import { messageTable, fieldName } from '../../contract/field-tables.js';
@@ -11,7 +12,7 @@ import { isSpecDate, isSpecTimestamp } from '../../contract/formats.js';
 import { describeValue } from '../../contract/validator.js';
 import type { Exchange } from '../../client/exchange.js';
 import { defineCase, type CaseContext } from '../case.js';
-import { acceptableRequest, spendPayable, str } from '../prepare.js';
+import { acceptableRequest, str } from '../prepare.js';
 import { acceptablePayment, sendPayment } from '../payments.js';
 import { viewResponse } from '../../client/outcome.js';
 import { fieldShape, valuesAt } from '../walk.js';
@@ -31,10 +32,9 @@ async function acceptedExchange(c: CaseContext): Promise<Accepted> {
       }
       // a payment whose answer was lost took effect but left nothing to judge: pay another subject
       for (let attempt = 1; ; attempt++) {
-        const { body, effect } = await acceptablePayment(c);
+        const { body, effect } = await acceptablePayment(c, op, { ownSubject: 'accepted request' });
         // each case judges the answer itself (requireAccepted below), as for enquiries
         const paid = await sendPayment(c, body, effect, attempt === 1 ? 'accepted request' : `accepted request, subject ${attempt}`);
-        spendPayable(c, op);
         if (!paid.answerLost) return { request: body, exchange: paid.ex };
         if (attempt > c.config.retries) return c.error(`the answers of ${attempt} accepted ${op} requests were all lost: nothing to judge`);
       }
@@ -57,7 +57,7 @@ async function acceptedExchange(c: CaseContext): Promise<Accepted> {
 export function registerResponseCases(opId: OperationId): void {
   const op = operation(opId);
   const sec = op.sections.response;
-  // the accepted exchange is made once per worker, by whichever case comes first
+  // the accepted exchange is made by res.schema, the first of the operation's cases (specs/response.spec.ts)
   const shared = op.kind === 'payment' ? { [opId]: 1, [opId === 'bill-payment' ? 'bill-enquiry' : 'moi-enquiry']: 1 } : { [opId]: 1 };
 
   defineCase({ id: `${opId}.res.schema`, family: 'response-schema', op: opId, sections: [sec, '2.9'], level: 'MUST', calls: shared,

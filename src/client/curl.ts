@@ -1,0 +1,261 @@
+/**
+ * "Reproduce it" (issue 18): the curl command of one recorded exchange, for a person who wants to
+ * send the very request again from a shell, against the target or a colleague's machine.
+ *
+ * The record is masked (redact.ts), so every secret becomes a shell variable the reader already has
+ * (`${SADAD_ACCESS_TOKEN:?}`: the `:?` stops the command instead of sending an empty credential).
+ * Never a secret value: only variable names; the command is masked once more anyway. Quoting is
+ * POSIX single quotes, which pass every byte but NUL literally; a body with NUL or other control
+ * characters (which a terminal paste may eat) goes through printf's octal escapes instead. Comment
+ * lines hold no shell metacharacters: zsh without `interactivecomments` runs `#` as a command.
+ *
+ * The network options follow the configuration the call went through (src/net): the CA file, the
+ * client certificate, and the proxy `routeOf` says the call took, tunnelled as undici tunnels.
+ */
+import type { NetworkConfig } from '../net/index.js';
+import { routeOf } from '../net/index.js';
+import type { SuiteConfig } from '../config/index.js';
+import { MAX_BODY, type Exchange } from './exchange.js';
+import { MASK, maskText } from './redact.js';
+import { SIGNATURE_HEADER, type Signer } from './signer.js';
+
+/** What curl needs of a recorded exchange (an `Exchange`, or an `ExchangeRecord` read back from evidence). */
+export interface CurlExchange {
+  label?: string;
+  request: Exchange['request'];
+  response?: { status: number } | undefined;
+  error?: { kind: string; message: string } | undefined;
+}
+
+export interface CurlOptions {
+  /** The request's timeout, for `--max-time`. */
+  timeoutMs?: number;
+  /** Header names the configured signer writes (default: none; X-Signature is recognised anyway). */
+  signatureHeaders?: string[];
+  /** The built-in RSA-SHA256 signer made them: the command recomputes X-Signature for its body. */
+  builtInSigner?: boolean;
+  /** SADAD_SIGNING_KEY_PASSPHRASE is set (openssl then reads it to open the key). */
+  signingKeyPassphrase?: boolean;
+  /** SADAD_TLS_PASSPHRASE is set (the client certificate's key needs it). */
+  tlsPassphrase?: boolean;
+  /** The case the exchange belongs to: the header cases send a wrong credential on purpose, which the configured one would not reproduce. */
+  caseId?: string;
+}
+
+/** The options a suite run's configuration and signer imply. */
+export function curlOptionsOf(config: Pick<SuiteConfig, 'requestTimeoutMs' | 'signer' | 'signingKeyPassphrase' | 'tlsPassphrase'>, signer?: Signer, caseId?: string): CurlOptions {
+  return {
+    timeoutMs: config.requestTimeoutMs,
+    signatureHeaders: signer?.headerNames ?? [],
+    builtInSigner: !!signer && !config.signer,
+    signingKeyPassphrase: !!config.signingKeyPassphrase,
+    tlsPassphrase: !!config.tlsPassphrase,
+    ...(caseId ? { caseId } : {}),
+  };
+}
+
+/** POSIX single quotes: every byte but NUL stands for itself; a `'` closes, is escaped, reopens. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `${NAME:?}`, double-quoted: expands, and stops the command when the variable is unset or empty. */
+const ref = (name: string) => `"\${${name}:?}"`;
+
+/** A word made of literal text and variables: literals single-quoted, variables double-quoted, side by side. */
+function word(parts: (string | { v: string })[]): string {
+  // one double-quoted string reads best, where no literal character means anything inside double quotes (`!`: bash's history)
+  if (parts.some((p) => typeof p !== 'string') && parts.every((p) => typeof p !== 'string' || !/["$`\\!]/.test(p))) {
+    return `"${parts.map((p) => (typeof p === 'string' ? p : `\${${p.v}:?}`)).join('')}"`;
+  }
+  return parts.map((p) => (typeof p === 'string' ? (p === '' ? '' : shellQuote(p)) : ref(p.v))).join('') || "''";
+}
+
+/** Comment text safe to paste anywhere: no quote, no expansion, no grouping or redirection characters. */
+const commentSafe = (s: string) => s.replace(/[\r\n\t]+/g, ' ').replace(/['"`$\\;&|<>(){}[\]*?!#~^]/g, (c) => LOOKALIKE[c] ?? '_');
+/** Characters a shell would act on, as look-alikes it does not know (full-width forms, typographic quotes). */
+const LOOKALIKE: Record<string, string> = Object.fromEntries([...'$\\;&|<>(){}[]*?!#~^'].map((c) => [c, String.fromCharCode(c.charCodeAt(0) + 0xfee0)]).concat([["'", '’'], ['"', '”'], ['`', '’']]));
+
+/** Headers curl writes itself from the command (a recorded copy would conflict or duplicate). */
+const CURL_OWN = new Set(['content-length', 'host', 'transfer-encoding', 'connection']);
+
+/** Variables named after a header, for masked values nothing more specific is known of. */
+const headerVariable = (name: string) => `SADAD_HEADER_${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+
+/** The recorded body was cut to MAX_BODY characters by exchange.ts: the original is gone. */
+export function clippedBody(body: string): { kept: number; dropped: number } | null {
+  const m = /… \((\d+) more characters not recorded\)$/.exec(body);
+  if (!m || body.length - m[0].length !== MAX_BODY) return null;
+  return { kept: MAX_BODY, dropped: Number(m[1]) };
+}
+
+/** A secret a body held, masked in the record: the variable that holds it, from the key before it. */
+function bodySecretVariable(before: string): string {
+  if (/client[_-]?secret["']?\s*[:=]\s*"?$/i.test(before)) return 'SADAD_CLIENT_SECRET';
+  if (/(access_token|token)["']?\s*[:=]\s*"?$/i.test(before) || /Bearer\s+$/.test(before)) return 'SADAD_ACCESS_TOKEN';
+  if (/client[_-]?id["']?\s*[:=]\s*"?$/i.test(before)) return 'SADAD_CLIENT_ID';
+  return 'SADAD_BODY_SECRET';
+}
+
+/**
+ * A shell expression that writes the body to stdout, or (plain text) the word for `--data-raw`.
+ * `printf` with octal escapes carries any byte, NUL included; `%s` takes a masked secret's variable.
+ */
+function bodySource(body: string): { raw: string | null; printf: string; variables: string[] } {
+  const pieces = body.split(MASK);
+  const variables: string[] = [];
+  for (let i = 1; i < pieces.length; i++) variables.push(bodySecretVariable(pieces.slice(0, i).join(MASK)));
+  // eslint-disable-next-line no-control-regex
+  const plain = !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(body);
+  const raw = plain ? word(pieces.flatMap((p, i) => (i === 0 ? [p] : [{ v: variables[i - 1]! }, p]))) : null;
+  const fmt = pieces.map((p) => p.replace(/[\\%]/g, (c) => (c === '%' ? '%%' : '\\\\'))
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`)).join('%s');
+  const printf = `printf ${fmt === '' ? "''" : shellQuote(fmt)}${variables.map((v) => ` ${ref(v)}`).join('')}`;
+  return { raw, printf, variables };
+}
+
+/**
+ * The Message object of a body as the built-in signer serialized it (JSON.stringify of the parsed
+ * body's Message, `null` when there is none or the body is not JSON), for openssl to sign.
+ */
+const MESSAGE_OF_STDIN = `node -e ${shellQuote('let s="";process.stdin.setEncoding("utf8").on("data",(d)=>{s+=d}).on("end",()=>{let m=null;try{m=JSON.parse(s).Message??null}catch{}process.stdout.write(JSON.stringify(m))})')}`;
+
+const seconds = (ms: number) => String(Math.round(ms / 100) / 10);
+
+/**
+ * The curl command (a few lines of POSIX shell) that sends this exchange's request again. Comments
+ * say what the reader must supply; the variables it reads are listed on its second line.
+ */
+export function curlCommand(ex: CurlExchange, net: NetworkConfig | undefined, options: CurlOptions = {}): string {
+  const req = ex.request;
+  const method = req.method.toUpperCase();
+  const comments: string[] = [];
+  const pre: string[] = [];
+  const args: string[] = ['-sS', '-i'];
+  const needs = new Set<string>();
+  const signatureNames = new Set([SIGNATURE_HEADER.toLowerCase(), ...(options.signatureHeaders ?? []).map((h) => h.toLowerCase())]);
+  const caseHeader = /\.hdr\.([^.]+)\./.exec(options.caseId ?? '')?.[1]?.toLowerCase();
+
+  const outcome = ex.response ? `answered HTTP ${ex.response.status}` : `got no answer${ex.error ? `: ${ex.error.kind}` : ''}`;
+  comments.push(`${ex.label ? `${ex.label}: ` : ''}${method} ${pathOf(req.url)}, ${outcome}`);
+
+  if (options.timeoutMs) args.push('--max-time', seconds(options.timeoutMs));
+  if (method === 'HEAD') args.push('--head');
+  else if (method !== 'GET' && method !== 'POST') args.push('-X', shellQuote(method));
+
+  // network: as the suite's dispatcher had it
+  if (net) {
+    const route = routeOf(net, req.url);
+    if (route.proxy) {
+      needs.add(route.proxy.variable);
+      // undici's proxy agent opens a CONNECT tunnel for http targets too
+      args.push('--proxy', ref(route.proxy.variable), '--proxytunnel');
+      if (net.tls.ca && route.proxy.url.startsWith('https:')) args.push('--proxy-cacert', ref('SADAD_CA_FILE'));
+    } else if (net.proxy.https || net.proxy.http) {
+      // a proxy is configured but this call went direct; curl would otherwise take one from the environment
+      args.push('--noproxy', "'*'");
+      comments.push(route.bypassedBy ? `direct, not through the proxy: ${route.bypassedBy}` : 'direct: no configured proxy applies to this URL');
+    }
+    if (net.tls.ca) {
+      needs.add('SADAD_CA_FILE');
+      args.push('--cacert', ref('SADAD_CA_FILE'));
+      comments.push('--cacert replaces the default roots, which the suite keeps beside SADAD_CA_FILE: drop it if the target has a public certificate');
+    }
+    const client = net.tls.client;
+    if (client?.source === 'pem') {
+      needs.add('SADAD_TLS_CERT').add('SADAD_TLS_KEY');
+      args.push('--cert', ref('SADAD_TLS_CERT'), '--key', ref('SADAD_TLS_KEY'));
+      if (options.tlsPassphrase) { needs.add('SADAD_TLS_PASSPHRASE'); args.push('--pass', ref('SADAD_TLS_PASSPHRASE')); }
+    } else if (client?.source === 'pfx') {
+      needs.add('SADAD_TLS_PFX');
+      if (options.tlsPassphrase) needs.add('SADAD_TLS_PASSPHRASE');
+      args.push('--cert-type', 'P12', '--cert', options.tlsPassphrase ? `"\${SADAD_TLS_PFX:?}:\${SADAD_TLS_PASSPHRASE:?}"` : ref('SADAD_TLS_PFX'));
+      comments.push('a PKCS12 file with legacy ciphers that curl refuses converts to PEM with: openssl pkcs12 -legacy -in FILE -out client.pem -nodes');
+    }
+  }
+  if (req.url.includes(MASK)) comments.push('the URL held a secret, masked in the evidence: put it back before sending');
+
+  const sendsBody = method !== 'GET' && method !== 'HEAD';
+  const clipped = sendsBody ? clippedBody(req.body) : null;
+  const body = sendsBody && !clipped ? bodySource(req.body) : null;
+
+  // headers, in the order recorded
+  const headerArgs: string[] = [];
+  let hasContentType = false;
+  for (const [name, value] of Object.entries(req.headers)) {
+    const lower = name.toLowerCase();
+    if (CURL_OWN.has(lower)) continue;
+    if (lower === 'content-type') hasContentType = true;
+    if (!value.includes(MASK)) {
+      // `Name;` is how curl sends a header with an empty value (`Name:` would remove it)
+      headerArgs.push('-H', shellQuote(value === '' ? `${name};` : `${name}: ${value}`));
+      continue;
+    }
+    let variable: string;
+    if (lower === 'authorization' && value === `Bearer ${MASK}` && caseHeader !== 'authorization') variable = 'SADAD_ACCESS_TOKEN';
+    else if (lower === 'authorization') {
+      variable = 'SADAD_AUTHORIZATION';
+      comments.push(`SADAD_AUTHORIZATION: the credential this request sent in Authorization, masked in the evidence${caseHeader === 'authorization' ? ', a wrong one this case sent on purpose, not SADAD_ACCESS_TOKEN' : ''}`);
+    } else if (lower === 'clientsecret' || lower === 'client-secret') variable = 'SADAD_CLIENT_SECRET';
+    else if (signatureNames.has(lower)) {
+      variable = lower === SIGNATURE_HEADER.toLowerCase() ? 'SADAD_SIGNATURE' : headerVariable(name);
+      signatureComment(name, variable, body, clipped, caseHeader === 'signature', options, comments, pre, needs);
+    } else {
+      variable = headerVariable(name);
+      comments.push(`${variable}: the value of ${name}, masked in the evidence`);
+    }
+    // not needed when a line of the command computes it
+    if (!pre.some((line) => line.startsWith(`${variable}=`))) needs.add(variable);
+    const parts = value.split(MASK).flatMap((p, i) => (i === 0 ? [p] : [{ v: variable }, p]));
+    parts[0] = `${name}: ${parts[0] as string}`;
+    headerArgs.push('-H', word(parts));
+  }
+  if (sendsBody && !hasContentType) {
+    // WHATWG fetch (undici) labels a string body text/plain when the request names no type; curl would say form-urlencoded
+    headerArgs.push('-H', shellQuote('Content-Type: text/plain;charset=UTF-8'));
+    comments.push('the request named no Content-Type: the client sent text/plain with charset UTF-8, as this does');
+  }
+
+  let stdin: string | null = null;
+  const data: string[] = [];
+  if (clipped) {
+    needs.add('SADAD_BODY_FILE');
+    comments.push(`the body was ${clipped.kept + clipped.dropped} characters and the evidence keeps the first ${clipped.kept}: this cannot resend it as it was. Put the whole body in a file named by SADAD_BODY_FILE`);
+    // curl would wait for a 100 Continue before a body this large; the client never asks for one
+    headerArgs.push('-H', shellQuote('Expect:'));
+    data.push('--data-binary', `@${ref('SADAD_BODY_FILE')}`);
+  } else if (body) {
+    for (const v of body.variables) needs.add(v);
+    if (body.variables.includes('SADAD_BODY_SECRET')) comments.push('SADAD_BODY_SECRET: a secret the body held, masked in the evidence');
+    if (body.raw !== null) data.push('--data-raw', body.raw);
+    else { stdin = body.printf; data.push('--data-binary', '@-'); }
+  }
+
+  const lines = [`curl ${args.join(' ')} ${shellQuote(req.url)}`];
+  for (let i = 0; i < headerArgs.length; i += 2) lines.push(`  ${headerArgs[i]} ${headerArgs[i + 1]}`);
+  if (data.length) lines.push(`  ${data.join(' ')}`);
+  const command = lines.join(' \\\n');
+  const vars = [...needs].filter((v) => !pre.some((line) => line.startsWith(`${v}=`)));
+  if (vars.length) comments.splice(1, 0, `reads ${vars.join(', ')} from the environment`);
+  return maskText([...comments.map((c) => `# ${commentSafe(c)}`), ...pre, stdin ? `${stdin} |\n${command}` : command].join('\n'));
+}
+
+function signatureComment(name: string, variable: string, body: ReturnType<typeof bodySource> | null, clipped: unknown, forged: boolean, options: CurlOptions, comments: string[], pre: string[], needs: Set<string>): void {
+  if (forged) {
+    comments.push(`${variable}: this case sent on purpose a signature that does not match the body: any valid signature of another body reproduces it`);
+  } else if (options.builtInSigner && name.toLowerCase() === SIGNATURE_HEADER.toLowerCase() && body) {
+    // the built-in signer: RSA-SHA256 over the Message object serialized as JSON, Base64
+    comments.push(`${variable} signs the body: RSA-SHA256 over its Message object as JSON, Base64, recomputed here with the key in SADAD_SIGNING_KEY, PEM or PKCS12`);
+    needs.add('SADAD_SIGNING_KEY');
+    if (options.signingKeyPassphrase) needs.add('SADAD_SIGNING_KEY_PASSPHRASE');
+    const passin = options.signingKeyPassphrase ? ' -passin env:SADAD_SIGNING_KEY_PASSPHRASE' : '';
+    pre.push(`${variable}="$(${body.printf} | ${MESSAGE_OF_STDIN} | openssl dgst -sha256 -sign "\${SADAD_SIGNING_KEY:?}"${passin} | openssl base64 -A)"`);
+  } else {
+    comments.push(`${variable}: the value of ${name}, a signature of ${clipped ? 'the whole' : 'this'} body by the configured signer, masked in the evidence: compute it with that signer`);
+  }
+}
+
+function pathOf(url: string): string {
+  try { const u = new URL(url); return `${u.pathname}${u.search}`; } catch { return url; }
+}

@@ -1,0 +1,42 @@
+/**
+ * A run's manifest (journal.ts, run.json) as a run about to start describes itself. The reporter
+ * writes it when the cases start; a run the preflight stops before that (its global setup) writes
+ * the same, so that its package is built the one way every package is.
+ */
+import { relative, resolve } from 'node:path';
+import { maskText } from '../client/redact.js';
+import { RESUME_FROM_ENV, runOnlyIds } from '../suite/selection.js';
+import { gitState, schemaHash, suiteVersion } from './fingerprint.js';
+import type { RunIdentity } from './identity.js';
+import type { PlanContext } from '../suite/plan.js';
+import { RUN_FORMAT, type ManifestCase, type RunManifest } from './journal.js';
+import { readPackage } from './package.js';
+
+export function newRunManifest(input: { runId: string; dir: string; identity: RunIdentity; playwright: string; cases: ManifestCase[]; env?: NodeJS.ProcessEnv; planContext?: PlanContext }): RunManifest {
+  const env = input.env ?? process.env;
+  const { name, version } = suiteVersion();
+  const from = env[RESUME_FROM_ENV];
+  let resume: RunManifest['resume'] = null;
+  if (from) {
+    let runIds: string[] = [];
+    try { runIds = readPackage(from)?.runs.map((r) => r.runId) ?? []; } catch { /* reported when the package is built */ }
+    resume = { from: relative(input.dir, resolve(from)).split('\\').join('/'), runIds, rerun: [...(runOnlyIds(env) ?? [])] };
+  }
+  return {
+    format: RUN_FORMAT,
+    formatVersion: 1,
+    runId: input.runId,
+    startedAt: new Date().toISOString(),
+    identity: input.identity,
+    suite: { name, version, ...gitState() },
+    schemaFiles: schemaHash().files,
+    seed: env.SADAD_SEED || null,
+    target: { url: env.SADAD_BASE_URL ? maskText(env.SADAD_BASE_URL) : null, profile: env.SADAD_TARGET_PROFILE ? maskText(env.SADAD_TARGET_PROFILE) : null },
+    baselineFile: env.SADAD_BASELINE || null,
+    playwright: input.playwright,
+    node: process.version,
+    ...(input.planContext ? { planContext: input.planContext } : {}),
+    resume,
+    cases: input.cases,
+  };
+}
