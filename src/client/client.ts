@@ -14,6 +14,15 @@ import { isSecretHeader, registerSecret } from './redact.js';
 import type { Signer } from './signer.js';
 import type { TokenSource } from './token.js';
 import { describeNetworkError, netFetch, routeOf } from '../net/index.js';
+import { OUTAGE_KINDS, type Health } from '../pacer/outage.js';
+import { retryAfterMs, transientKind } from './transient.js';
+
+/** What an exchange says about the target's availability, for the outage watch (pacer/outage.ts). */
+export function healthOf(op: string, ex: Exchange): Health {
+  const kind = transientKind(ex);
+  const after = retryAfterMs(ex);
+  return { ok: !kind || !OUTAGE_KINDS.has(kind), op, ...(kind ? { kind } : {}), ...(after !== undefined ? { retryAfterMs: after } : {}), at: Date.parse(ex.startedAt) + ex.durationMs };
+}
 
 export interface SendOptions {
   /** JSON body, serialized with JSON.stringify (ignored when bodyText is given). */
@@ -87,7 +96,9 @@ export class SadadClient {
     const method = options.method ?? op.method;
     const url = `${this.config.baseUrl}${options.path ?? op.path}`;
     const exec = () => this.exchange(options.label ?? opId, opId, method, url, headers, method === 'GET' || method === 'HEAD' ? undefined : bodyText, options.timeoutMs);
-    const ex = await (options.via ? options.via(exec) : this.deps.pacer.call(opId, exec));
+    const ex = await (options.via ? options.via(exec) : this.deps.pacer.call(opId, exec, (e) => healthOf(opId, e)));
+    // a burst's call (inside an exclusive hold) is not released through the budget: its outcome is reported apart
+    if (options.via) await this.deps.pacer.report(healthOf(opId, ex)).catch(() => {});
     this.tokenOf.set(ex, token);
     return ex;
   }

@@ -5,11 +5,25 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { OperationId } from '../contract/catalogue.js';
 import { budgetsFor, type PacingPlan } from './pacer.js';
+import { OutageWatch, type Health, type OutageOptions } from './outage.js';
 
-export interface Coordinator { url: string; close(): Promise<void>; app: FastifyInstance }
+export interface Coordinator { url: string; close(): Promise<void>; app: FastifyInstance; watch: OutageWatch | undefined }
 
-export async function startCoordinator(plan: PacingPlan & { leaseMs: number; claimable?: Record<string, number> }): Promise<Coordinator> {
+/**
+ * `outage`: watch the target's availability through every call's outcome, and pause every grant
+ * while it is down (outage.ts). Its probe is sent inside the probed operation's budget.
+ */
+export async function startCoordinator(plan: PacingPlan & { leaseMs: number; claimable?: Record<string, number>; outage?: Omit<OutageOptions, 'windowMs'> }): Promise<Coordinator> {
   const budgets = budgetsFor(plan);
+  const watch = plan.outage ? new OutageWatch({
+    ...plan.outage,
+    windowMs: plan.windowSeconds * 1000,
+    probe: async (op) => {
+      const b = budget(op);
+      const slot = await b.acquire();
+      try { return await plan.outage!.probe(op); } finally { b.release(slot); }
+    },
+  }) : undefined;
   // SADAD_DATA_FILE entries handed out once each per run, whichever worker asks
   const claimed = new Map<string, number>();
   const app = Fastify({ logger: false });
@@ -23,12 +37,15 @@ export async function startCoordinator(plan: PacingPlan & { leaseMs: number; cla
 
   app.post<{ Body: { op: string } }>('/acquire', async (req) => {
     const b = budget(req.body.op);
+    // while the target is down (or being probed) nothing is granted: the whole run pauses
+    await watch?.gate();
     const slot = await b.acquire();
     lease(() => b.release(slot));
     return { slot };
   });
   app.post<{ Body: { op: string } }>('/exclusive', async (req) => {
     const b = budget(req.body.op);
+    await watch?.gate();
     const holder = await b.acquireExclusive();
     setTimeout(() => b.releaseExclusive(holder), plan.leaseMs * 4).unref();
     return { holder };
@@ -39,7 +56,16 @@ export async function startCoordinator(plan: PacingPlan & { leaseMs: number; cla
     lease(() => b.release(slot));
     return { slot };
   });
-  app.post<{ Body: { op: string; slot: number } }>('/release', async (req) => { budget(req.body.op).release(req.body.slot); return {}; });
+  app.post<{ Body: { op: string; slot: number; health?: Health } }>('/release', async (req) => {
+    budget(req.body.op).release(req.body.slot);
+    if (req.body.health) watch?.report(req.body.health);
+    return {};
+  });
+  app.post<{ Body: { health: Health } }>('/health', async (req) => { watch?.report(req.body.health); return {}; });
+  app.post<{ Body: { settle?: boolean } | undefined }>('/outages', async (req) => {
+    if (req.body?.settle) await watch?.gate();
+    return watch?.list() ?? [];
+  });
   app.post<{ Body: { op: string; holder: number } }>('/exclusive-release', async (req) => { budget(req.body.op).releaseExclusive(req.body.holder); return {}; });
   app.post<{ Body: { kind: string } }>('/claim', async (req) => {
     const next = claimed.get(req.body.kind) ?? 0;
@@ -52,5 +78,5 @@ export async function startCoordinator(plan: PacingPlan & { leaseMs: number; cla
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}`, close: () => app.close(), app };
+  return { url: `http://127.0.0.1:${port}`, close: () => app.close(), app, watch };
 }

@@ -1,15 +1,26 @@
 /** What the client needs from pacing, whether the budgets live in this process or in the coordinator. */
 import type { OperationId } from '../contract/catalogue.js';
 import { Budget, defaultMarginMs, type BudgetStats } from './budget.js';
+import type { Health, Outage } from './outage.js';
 
 export type Limits = Record<OperationId, number>;
 
 export interface Pacer {
-  /** Runs `send` inside the operation's budget. */
-  call<T>(op: OperationId, send: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `send` inside the operation's budget. `health` says what the result meant for the
+   * target's availability: the coordinator's outage watch sees every call that way.
+   */
+  call<T>(op: OperationId, send: () => Promise<T>, health?: (result: T) => Health | undefined): Promise<T>;
   /** Holds the operation alone from a fresh window on; `call` inside may exceed the limit on purpose. */
   exclusive<T>(op: OperationId, body: (call: <U>(send: () => Promise<U>) => Promise<U>) => Promise<T>): Promise<T>;
   stats(): Promise<Record<string, BudgetStats>>;
+  /** A call made inside an exclusive hold (a burst), whose outcome the outage watch sees too. */
+  report(health: Health): Promise<void>;
+  /**
+   * The outages the run has met so far (the current one included); none without a coordinator.
+   * `settle`: first wait until a probe in flight has decided, or the current outage is over.
+   */
+  outages(settle?: boolean): Promise<Outage[]>;
 }
 
 export interface PacingPlan { windowSeconds: number; limits: Limits; marginMs?: number }
@@ -31,7 +42,7 @@ export class LocalPacer implements Pacer {
     return b;
   }
 
-  async call<T>(op: OperationId, send: () => Promise<T>): Promise<T> {
+  async call<T>(op: OperationId, send: () => Promise<T>, _health?: (result: T) => Health | undefined): Promise<T> {
     const b = this.budget(op);
     const slot = await b.acquire();
     try { return await send(); } finally { b.release(slot); }
@@ -50,4 +61,9 @@ export class LocalPacer implements Pacer {
   async stats(): Promise<Record<string, BudgetStats>> {
     return Object.fromEntries([...this.budgets].map(([op, b]) => [op, { ...b.stats }]));
   }
+
+  async report(_health: Health): Promise<void> { /* nothing watches the target here */ }
+
+  /** A single process (a tool, a test) has no coordinator to watch the target: it never pauses. */
+  async outages(_settle?: boolean): Promise<Outage[]> { return []; }
 }

@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import type { OperationId } from '../contract/catalogue.js';
 import type { BudgetStats } from './budget.js';
 import type { Pacer } from './pacer.js';
+import type { Health, Outage } from './outage.js';
 
 /** Plain node:http, no timeout: a grant may legitimately take several rate windows to come. */
 function post<T>(base: string, path: string, body?: unknown): Promise<T> {
@@ -23,9 +24,24 @@ function post<T>(base: string, path: string, body?: unknown): Promise<T> {
 export class RemotePacer implements Pacer {
   constructor(readonly base: string) {}
 
-  async call<T>(op: OperationId, send: () => Promise<T>): Promise<T> {
+  async call<T>(op: OperationId, send: () => Promise<T>, health?: (result: T) => Health | undefined): Promise<T> {
     const { slot } = await post<{ slot: number }>(this.base, '/acquire', { op });
-    try { return await send(); } finally { await post(this.base, '/release', { op, slot }); }
+    let h: Health | undefined;
+    try {
+      const result = await send();
+      h = health?.(result);
+      return result;
+    } finally {
+      await post(this.base, '/release', { op, slot, ...(h ? { health: h } : {}) });
+    }
+  }
+
+  async report(health: Health): Promise<void> {
+    await post(this.base, '/health', { health });
+  }
+
+  outages(settle = false): Promise<Outage[]> {
+    return post(this.base, '/outages', { settle });
   }
 
   async exclusive<T>(op: OperationId, body: (call: <U>(send: () => Promise<U>) => Promise<U>) => Promise<T>): Promise<T> {

@@ -5,6 +5,8 @@
  * The API document says nothing about availability; this is recorded, it never fails a run.
  */
 
+import type { Outage } from '../pacer/outage.js';
+
 /** One fault a case met (src/client/transient.ts), as its evidence and its `transient` annotation carry it. */
 export interface TransientFault { op: string; kind: string; recovered: boolean }
 
@@ -20,6 +22,30 @@ export interface Availability {
   byOperation: Record<string, FaultCount & { calls: number | null; byKind: Record<string, FaultCount> }>;
   /** Every fault with the case that met it. */
   cases: ({ case: string } & TransientFault)[];
+  /**
+   * Spans in which the target was down (design.md §10): the whole run paused and probed until it
+   * came back; each run's in order. A failure inside one never counted against a case's retries.
+   */
+  outages: (Outage & { runId: string })[];
+}
+
+/** `2 min 10 s`. */
+export function spanText(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m} min ${String(s % 60).padStart(2, '0')} s` : `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+/** Reads an outage list defensively (from outages.json or an earlier package). */
+export function parseOutages(raw: unknown, runId: string): (Outage & { runId: string })[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.filter((o): o is Record<string, unknown> => !!o && typeof o === 'object' && typeof (o as { start?: unknown }).start === 'string').map((o) => ({
+    runId: typeof o.runId === 'string' ? o.runId : runId,
+    start: String(o.start), end: typeof o.end === 'string' ? o.end : null, durationMs: Number(o.durationMs) || 0,
+    kinds: o.kinds && typeof o.kinds === 'object' ? Object.fromEntries(Object.entries(o.kinds as Record<string, unknown>).map(([k, v]) => [k, Number(v) || 0])) : {},
+    probes: Number(o.probes) || 0, lastProbe: typeof o.lastProbe === 'string' ? o.lastProbe : null, gaveUp: o.gaveUp === true,
+  }));
 }
 
 /** Reads a `transient` list defensively: it comes from files a reader may have edited. */
@@ -35,7 +61,7 @@ export function parseFaults(raw: unknown): TransientFault[] {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export function aggregateAvailability(cases: { id: string; transient?: TransientFault[] }[], calls: Record<string, number> | null): Availability {
+export function aggregateAvailability(cases: { id: string; transient?: TransientFault[] }[], calls: Record<string, number> | null, outages: (Outage & { runId: string })[] = []): Availability {
   const byOperation: Availability['byOperation'] = {};
   const entry = (op: string) => (byOperation[op] ??= { calls: calls ? (calls[op] ?? 0) : null, faults: 0, recovered: 0, byKind: {} });
   for (const op of Object.keys(calls ?? {})) entry(op);
@@ -53,8 +79,9 @@ export function aggregateAvailability(cases: { id: string; transient?: Transient
   const recovered = list.filter((f) => f.recovered).length;
   const total = calls ? Object.values(calls).reduce((a, b) => a + b, 0) : null;
   const inCalls = total === null ? '' : ` in ${plural(total, 'call')}`;
+  const down = outages.length ? `; ${plural(outages.length, 'outage')} (${outages.map((o) => `${spanText(o.durationMs)}${o.gaveUp ? ', the run gave up waiting' : o.end ? '' : ', not over'}`).join('; ')})` : '';
   const summary = faults
-    ? `${plural(faults, 'transient fault')}${inCalls} (${recovered} recovered, ${faults - recovered} not)`
-    : `no transient fault seen${inCalls}`;
-  return { summary, faults, recovered, calls: total, byOperation, cases: list };
+    ? `${plural(faults, 'transient fault')}${inCalls} (${recovered} recovered, ${faults - recovered} not)${down}`
+    : `no transient fault seen${inCalls}${down}`;
+  return { summary, faults, recovered, calls: total, byOperation, cases: list, outages };
 }

@@ -6,6 +6,7 @@
  * sandbox that moves from HTTP 400 to in-band rejections, or turns a number into a string that is
  * still lenient-valid, keeps every case PASS: only a comparison shows it.
  */
+import { spanText } from './availability.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../contract/prefix.js';
@@ -59,6 +60,9 @@ export function behaviourFacts(r: CertificationReport): Facts {
     const kinds = Object.entries(a.byKind ?? {}).filter(([, n]) => n.faults > 0).map(([k, n]) => `${k}${n.recovered < n.faults ? ' (not always recovered)' : ''}`);
     put('transient faults', op, list(sorted(kinds)));
   }
+  // how often, and how long, the target was down: the times themselves differ in every run
+  const outages = availability?.outages ?? [];
+  put('outages', null, outages.length ? `${outages.length} outage${outages.length === 1 ? '' : 's'}, ${spanText(outages.reduce((t, o) => t + (o.durationMs || 0), 0))} in all${outages.some((o) => o.gaveUp) ? ', the run gave up waiting' : ''}` : 'none');
   for (const c of r.cases) {
     if (c.family !== 'response-schema') continue;
     const fields = c.observation?.['response fields'];

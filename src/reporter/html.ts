@@ -4,6 +4,7 @@
  * printable. Every text goes through `text()`: masked, then HTML-escaped.
  */
 import { STEP_TITLES } from '../preflight/model.js';
+import { spanText } from './availability.js';
 import { maskHeaders, maskText } from '../client/redact.js';
 import { VERDICT_ORDER, type Verdict } from '../suite/verdicts.js';
 import { familyTitle, operationTitle, type CaseReport, type CertificationReport, type ExchangeRecord } from './model.js';
@@ -204,7 +205,9 @@ function runsText(r: CertificationReport): string {
 function availabilitySection(r: CertificationReport): string {
   const a = r.observations.availability;
   const ops = Object.keys(a.byOperation);
-  const head = `<p><strong>${text(a.summary)}</strong>.</p>`;
+  const outages = (a.outages ?? []).length ? `<h4>Outages</h4><p class="hint">The target was down: the whole run paused and probed it once a window until it answered again; failures inside an outage never counted against a case's retries.</p><ul class="kv">${a.outages.map((o) =>
+    `<li>${text(utc(o.start))} → ${o.end ? text(utc(o.end)) : '<strong>not back</strong>'} (${text(spanText(o.durationMs))}; ${text(Object.entries(o.kinds).map(([k, n]) => `${k} ×${n}`).join(', ') || 'no answer')}; ${o.probes} probe${o.probes === 1 ? '' : 's'})${o.gaveUp ? ': <strong>the run gave up waiting (SADAD_MAX_OUTAGE_SECONDS); <code>npm run certify -- --resume</code> continues</strong>' : ''}${o.lastProbe ? `<div class="muted small">last probe: ${text(o.lastProbe)}</div>` : ''}</li>`).join('')}</ul>` : '';
+  const head = `<p><strong>${text(a.summary)}</strong>.</p>${outages}`;
   if (!a.faults) {
     return `${head}<p class="hint">No gateway error (502, 503, 504), no 429 outside the rate-limit cases, no connection reset or refused, no timeout and no refused token met any case${r.runs.length > 1 ? ' in any of the runs' : ''}.</p>`;
   }

@@ -339,8 +339,8 @@ export function decideOutcome(input: {
 
 const observationString = (v: unknown): string | null => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
 
-export function aggregateObservations(cases: CaseReport[], errorBodyShapes: ErrorBodyShape[], calls: Record<string, number> | null = null): Observations {
-  const out: Observations = { rejectionForms: {}, rateLimit: {}, duplicates: [], clientHeadersRequired: {}, responseStyle: {}, errorBodyShapes, availability: aggregateAvailability(cases, calls) };
+export function aggregateObservations(cases: CaseReport[], errorBodyShapes: ErrorBodyShape[], calls: Record<string, number> | null = null, outages: Availability['outages'] = []): Observations {
+  const out: Observations = { rejectionForms: {}, rateLimit: {}, duplicates: [], clientHeadersRequired: {}, responseStyle: {}, errorBodyShapes, availability: aggregateAvailability(cases, calls, outages) };
   for (const c of cases) {
     const o = c.observation;
     if (!o) continue;

@@ -26,9 +26,22 @@ import {
   SPEC_SECTIONS, FORMAT, FORMAT_VERSION, type CaseReport, type CertificationReport, type ExchangeRecord, type Fingerprint, type RunSummary,
 } from './model.js';
 import { planOf } from './plan.js';
+import { parseOutages, spanText, type Availability } from './availability.js';
 import { PREFLIGHT_FILE, PREFLIGHT_FORMAT, type PreflightReport } from '../preflight/model.js';
 
 export const PACKAGE_FILE = 'certification.json';
+
+export const OUTAGES_FILE = 'outages.json';
+
+/** The outages this run met (outages.json, written by the pacing coordinator as they happen). */
+export function readOutages(dir: string, runId: string): Availability['outages'] {
+  try {
+    const o = JSON.parse(readFileSync(join(dir, OUTAGES_FILE), 'utf8')) as { runId?: unknown; outages?: unknown };
+    return o.runId === runId ? parseOutages(o.outages, runId) : [];
+  } catch {
+    return [];
+  }
+}
 
 /** The preflight this run wrote (preflight.json), or null: a file of another run is not this run's. */
 export function readPreflight(dir: string, runId: string): PreflightReport | null {
@@ -107,6 +120,8 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     ? manifest.cases
     : previous.cases.filter((c) => manifest.resume!.rerun.includes(c.id)).map(manifestCaseOf);
   const ended = manifest.end;
+  const outages = [...parseOutages(previous?.observations.availability?.outages, previous?.runs.at(-1)?.runId ?? ''), ...readOutages(dir, runId)];
+  const gaveUp = outages.find((o) => o.runId === runId && o.gaveUp);
   const evidenceExchanges: ExchangeRecord[][] = [];
   let lastFinish = manifest.startedAt;
   const current: CaseReport[] = planned.map((p) => {
@@ -118,7 +133,7 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
       return caseFromEvidence(p, ev, runId, at);
     }
     const reason = ended
-      ? `did not run: ${howItEnded(ended.status)} before this case started`
+      ? `did not run: ${gaveUp ? `the target went down at ${gaveUp.start} and stayed down past SADAD_MAX_OUTAGE_SECONDS, so the run stopped` : howItEnded(ended.status)} before this case started`
       : 'no result reached disk: the run was killed, or crashed, before this case finished';
     return caseNotRun(p, runId, ended?.finishedAt ?? '', reason);
   });
@@ -161,8 +176,10 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
   });
 
   const notRun = cases.some((c) => c.verdict === 'NOT_RUN');
-  const endedText = !notRun ? null : ['interrupted', 'timedout', 'killed', 'preflight'].includes(thisRun.status) ? howItEnded(ended?.status)
-    : 'they did not finish (a worker process died, or the test runner skipped them)';
+  const endedText = !notRun ? null
+    : gaveUp ? `the target went down at ${gaveUp.start} and was still down ${spanText(gaveUp.durationMs)} later (SADAD_MAX_OUTAGE_SECONDS), so the run stopped; once it is back, \`npm run certify -- --resume\` continues where it stopped`
+      : ['interrupted', 'timedout', 'killed', 'preflight'].includes(thisRun.status) ? howItEnded(ended?.status)
+        : 'they did not finish (a worker process died, or the test runner skipped them)';
   const identity = manifest.identity;
   // a resumed run that had no preflight of its own keeps the one of the run it continues
   const connection = readPreflight(dir, runId) ?? previous?.connection ?? null;
@@ -205,7 +222,7 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     plan: planSummary(plan),
     counts: buildCounts(cases),
     matrix: buildMatrix(cases),
-    observations: aggregateObservations(cases, errorBodyShapes(evidence), totalCalls(runs)),
+    observations: aggregateObservations(cases, errorBodyShapes(evidence), totalCalls(runs), outages),
     waivers: {
       file: manifest.baselineFile,
       used: waiverReports.filter((w) => w.status === 'used').map((w) => ({ ...w, comment: maskText(w.comment) })),

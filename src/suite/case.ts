@@ -22,6 +22,7 @@ import { loadBaseline, type Waiver } from './baseline.js';
 import { caseFilter } from './selection.js';
 import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from './verdicts.js';
 import { exhausted, retryDelayMs, sleep, transientKind, type Fault, type FaultKind } from '../client/transient.js';
+import { coveredBy } from '../pacer/outage.js';
 
 /** How a call may be repeated after a transient fault. */
 export interface Note { verdict: Verdict; text: string; cause?: string; testedBy?: string }
@@ -80,6 +81,9 @@ export interface CaseDefinition {
 }
 
 export interface SharedCalls { key: string; calls: Partial<Record<OperationId, number>> }
+
+/** When an exchange ended (ms): the moment its fault is placed in or out of an outage. */
+export const endOf = (ex: Exchange) => Date.parse(ex.startedAt) + ex.durationMs;
 
 /** Thrown to end a case early once its verdict is settled. */
 class CaseStop extends Error {}
@@ -152,6 +156,7 @@ export class CaseContext {
     const retry = options.retry ?? (operation(op).kind === 'enquiry' || options.expect === 'rejection' ? 'safe' : 'none');
     const label = options.label ?? `${this.exchanges.length + 1}`;
     const kinds: FaultKind[] = [];
+    const times: number[] = [];
     const mine: Fault[] = [];
     for (let attempt = 1; ; attempt++) {
       const ex = await this.sendOnce(op, { ...options, label: attempt === 1 ? label : `${label} (attempt ${attempt})` });
@@ -179,7 +184,8 @@ export class CaseContext {
       this.faults.push(f);
       mine.push(f);
       kinds.push(kind);
-      if (kinds.length > this.config.retries) {
+      times.push(endOf(ex));
+      if (await this.retriesExhausted(times)) {
         if (options.onExhausted === 'return') return ex;
         return this.error(`${exhausted(kinds)} (${label}; last: ${ex.error ? 'no HTTP answer, ' : ''}${summarize(ex)})`);
       }
@@ -201,6 +207,17 @@ export class CaseContext {
   /** A header case that changes or leaves out a credential expects a 401: that is its verdict, not a token to renew. */
   private credentialsAreTheSubject(options: CaseSendOptions): boolean {
     return this.def.family === 'headers' && (options.headers !== undefined || options.sign === false);
+  }
+
+  /**
+   * Whether transient faults at these moments (ms) use up SADAD_RETRIES, leaving out those an outage
+   * covered: while the target was down the whole run paused, and no case's verdict may pay for it
+   * (design.md §10). A probe still out is waited for, so that its verdict counts.
+   */
+  async retriesExhausted(times: number[], allowed = this.config.retries): Promise<boolean> {
+    if (times.length <= allowed) return false;
+    const outages = await this.rt.pacer.outages(true).catch(() => []);
+    return times.filter((t) => !coveredBy(outages, t)).length > allowed;
   }
 
   /** Records a transient fault met outside send() (inside a burst the case repeats); returns its kind. */

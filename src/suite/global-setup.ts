@@ -34,7 +34,15 @@ import { writeFileAtomic } from '../reporter/atomic.js';
 import { runIdentity } from '../reporter/identity.js';
 import { writeManifest } from '../reporter/journal.js';
 import { newRunManifest } from '../reporter/manifest.js';
-import { buildPackage, registerSecrets, writePackage } from '../reporter/package.js';
+import { buildPackage, OUTAGES_FILE, registerSecrets, writePackage } from '../reporter/package.js';
+import { spanText } from '../reporter/availability.js';
+import { minimalEnquiry } from '../preflight/index.js';
+import { summarize } from '../client/exchange.js';
+import { retryAfterMs, transientKind } from '../client/transient.js';
+import { LocalPacer } from '../pacer/pacer.js';
+import { OUTAGE_KINDS, type Outage, type OutageOptions } from '../pacer/outage.js';
+import { RequestGenerator } from '../generators/requests.js';
+import type { OperationId } from '../contract/catalogue.js';
 import { planOf } from '../reporter/plan.js';
 import { plannedLimits } from './plan.js';
 import { plannedCaseDefinitions } from './cases.js';
@@ -88,6 +96,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // evidence of an earlier run must not mix with this one's
   rmSync(join(reportsDir(), 'evidence'), { recursive: true, force: true });
   rmSync(join(reportsDir(), PREFLIGHT_FILE), { force: true });
+  rmSync(join(reportsDir(), OUTAGES_FILE), { force: true });
   const closers: (() => Promise<void>)[] = [];
   // what the embedded mock injected (MOCK_FAULTS), beside what the cases met, in pacing.json
   let injectedFaults: (() => unknown) | undefined;
@@ -103,9 +112,12 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.SADAD_SEED = String(config.seed);
   process.env.SADAD_TARGET_PROFILE ??= 'configured target';
   const targetData = orStop(() => loadTargetData(config.dataFile));
+  const watcher = await outageWatcher(config, targetData);
+  closers.push(watcher.close);
   const coordinator = await startCoordinator({
     windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), leaseMs: config.requestTimeoutMs + 10_000,
     claimable: { bills: targetData?.bills.length ?? 0, fees: targetData?.fees.length ?? 0 },
+    outage: watcher.options,
   });
   process.env.SADAD_PACER_URL = coordinator.url;
   console.log(`target ${target} (${process.env.SADAD_TARGET_PROFILE}); seed ${config.seed}${config.seedFromEnv ? '' : ' (random; set SADAD_SEED to replay)'}; ` +
@@ -126,6 +138,50 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await coordinator.close();
     for (const close of closers.reverse()) await close();
     failOnVerdicts();
+  };
+}
+
+/**
+ * The outage watch's side in this process (design.md §10): the probe (a harmless enquiry, sent by
+ * the coordinator inside the operation's budget), outages.json kept up to date as an outage begins
+ * and ends (a killed run still has it), a line on the console for each, and the graceful stop once
+ * an outage outlasts SADAD_MAX_OUTAGE_SECONDS (the unfinished cases NOT_RUN, resumable).
+ */
+async function outageWatcher(config: SuiteConfig, targetData: TargetData | undefined): Promise<{ options: Omit<OutageOptions, 'windowMs'>; close: () => Promise<void> }> {
+  const signer = await loadSigner({ signer: config.signer, signingKey: config.signingKey, passphrase: config.signingKeyPassphrase }).catch(stopOn);
+  // the coordinator wraps each probe in its budget: this client sends directly
+  const client = new SadadClient(config, { pacer: new LocalPacer({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config) }), tokens: tokenSource(config), signer });
+  const gen = new RequestGenerator({ seed: config.seed, tagPrefix: config.tagPrefix, ...(config.bankCode ? { bankCode: config.bankCode } : {}), ...(config.companyCode ? { companyCode: config.companyCode } : {}) });
+  const told = new Map<string, 'down' | 'back' | 'gave up'>();
+  const runId = process.env.SADAD_RUN_ID!;
+  const at = (iso: string) => iso.slice(11, 19);
+  return {
+    close: () => closeDispatcher(config.network),
+    options: {
+      maxSeconds: config.maxOutageSeconds,
+      probe: async (op) => {
+        const ex = await client.send(op as OperationId, { body: minimalEnquiry(op as OperationId, gen, targetData), label: 'outage probe', via: (send) => send(), timeoutMs: Math.min(config.requestTimeoutMs, 10_000) });
+        const kind = transientKind(ex);
+        const after = retryAfterMs(ex);
+        return { ok: !kind || !OUTAGE_KINDS.has(kind), op, ...(kind ? { kind } : {}), ...(after !== undefined ? { retryAfterMs: after } : {}), at: new Date().toISOString(), summary: maskText(summarize(ex)).slice(0, 300) };
+      },
+      onChange: (outages: Outage[]) => {
+        mkdirSync(reportsDir(), { recursive: true });
+        writeFileAtomic(join(reportsDir(), OUTAGES_FILE), JSON.stringify({ runId, outages }, null, 2) + '\n');
+        for (const o of outages) {
+          const state = o.gaveUp ? 'gave up' : o.end ? 'back' : 'down';
+          if (told.get(o.start) === state) continue;
+          told.set(o.start, state);
+          if (state === 'down') console.log(`\noutage: the target has been down since ${at(o.start)} (${Object.entries(o.kinds).map(([k, n]) => `${k} ×${n}`).join(', ')}); the run pauses and probes it once a window, or after its Retry-After (for at most ${config.maxOutageSeconds} s: SADAD_MAX_OUTAGE_SECONDS)`);
+          if (state === 'back') console.log(`\noutage: the target is back at ${at(o.end!)} after ${spanText(o.durationMs)}; the run goes on where it stopped`);
+        }
+      },
+      onGiveUp: (o: Outage) => {
+        console.error(`\noutage: the target went down at ${o.start} and is still down after ${spanText(o.durationMs)} (SADAD_MAX_OUTAGE_SECONDS=${config.maxOutageSeconds}): the run stops; the unfinished cases are NOT_RUN, and once the target is back \`npm run certify -- --resume\` continues where it stopped.`);
+        // Playwright's graceful stop: the cases in flight end NOT_RUN, the package is written
+        process.kill(process.pid, 'SIGINT');
+      },
+    },
   };
 }
 

@@ -9,7 +9,7 @@ import type { OperationId } from '../contract/catalogue.js';
 import type { RequestBody } from '../contract/message.js';
 import { summarize, type Exchange } from '../client/exchange.js';
 import type { SendOptions } from '../client/client.js';
-import type { CaseContext } from './case.js';
+import { endOf, type CaseContext } from './case.js';
 import type { Outcome } from '../client/outcome.js';
 import { acceptablePaymentBase, cents, enquireBills, enquireFees, payableSubject, type BillState, type FeeState } from './prepare.js';
 import { exhausted, retryDelayMs, sleep, type FaultKind } from '../client/transient.js';
@@ -79,6 +79,7 @@ export async function payAccepted(c: CaseContext, body: RequestBody, effect: Pay
 export async function sendPayment(c: CaseContext, body: RequestBody, effect: PaymentEffect, label: string, extra: Pick<SendOptions, 'headers'> = {}): Promise<Payment> {
   const mark = c.faults.length;
   const kinds: FaultKind[] = [];
+  const times: number[] = [];
   const expected = effect.before.map((b, i) => b - effect.pays[i]!);
   const same = (a: number[], b: number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
   let replayed = false;
@@ -98,7 +99,8 @@ export async function sendPayment(c: CaseContext, body: RequestBody, effect: Pay
       return { ex, outcome: undefined, answerLost: true };
     }
     kinds.push(kind);
-    if (kinds.length > c.config.retries) return c.error(`${exhausted(kinds)} (the ${label}, each time an enquiry showed no effect; last: ${summarize(ex)})`);
+    times.push(endOf(ex));
+    if (await c.retriesExhausted(times)) return c.error(`${exhausted(kinds)} (the ${label}, each time an enquiry showed no effect; last: ${summarize(ex)})`);
     await sleep(retryDelayMs(ex, attempt, c.config.rateWindowSeconds));
     const now = await effect.enquire(`enquiry after ${kind} on the ${label}: did it take effect?`);
     if (same(now, expected)) {

@@ -8,7 +8,7 @@ import type { OperationId } from '../../contract/catalogue.js';
 import { requestEntries, type RequestBody } from '../../contract/message.js';
 import { summarize, type Exchange } from '../../client/exchange.js';
 import { uniqueId } from '../../generators/unique.js';
-import { defineCase, type CaseContext } from '../case.js';
+import { defineCase, endOf, type CaseContext } from '../case.js';
 import { plannedLimit } from '../plan.js';
 import { billPayment, cents, enquireBills, enquireFees, feePayment, freshIds, type FeeState } from '../prepare.js';
 import { after as afterPaying, onBills, onFees, payAccepted } from '../payments.js';
@@ -93,7 +93,7 @@ export function registerDuplicateCases(): void {
     const start = bill!;
     const part = Math.max(0.01, Math.floor(start.due * 100 / (n + rounds + 2)) / 100);
     const payment = billPayment(c.gen, [start], () => part);
-    let bent = 0;
+    const bent: number[] = [];
     for (let burst = 1, judged = 0; judged < rounds; burst++) {
       const seq = uniqueId('S');
       const mark = c.faults.length;
@@ -112,7 +112,8 @@ export function registerDuplicateCases(): void {
       // no fault can make a conformant target debit one SequenceNumber twice
       if (debits > 1 || (!faulted && debits !== 1)) return c.stop(`burst ${burst}: ${n} concurrent copies of one payment took AmountDue from ${before.due} to ${bill!.due}: ${debits} debits of ${part}, expected exactly 1`);
       if (faulted) {
-        if (++bent > burstRepeats(c.config.retries)) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${bent} bursts: the concurrent duplicates could not be judged`);
+        bent.push(Math.max(...answers.map(endOf)));
+        if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${bent.length} bursts: the concurrent duplicates could not be judged`);
         continue;
       }
       c.recovered();
@@ -131,6 +132,7 @@ export function registerDuplicateCases(): void {
     payments: { debits: Math.max(2, Math.min(20, plannedLimit('moi'))), subjects: Math.max(2, Math.min(20, plannedLimit('moi'))) },
     expectation: 'payments of different fees sent at the same moment with one SequenceNumber: exactly one is accepted; the others are accepted under new SequenceNumbers' }, async (c) => {
     const n = Math.max(2, Math.min(20, c.rt.limitOf('moi-payment')));
+    const bent: number[] = [];
     for (let burst = 1; ; burst++) {
       const fees: FeeState[] = [];
       for (let i = 0; i < n; i += 3) fees.push(...await enquireFees(c, await c.fees(Math.min(3, n - i))));
@@ -148,7 +150,8 @@ export function registerDuplicateCases(): void {
         const paid = now.filter((f, i) => cents(f.due) < cents(fees[i]!.due)).length;
         c.observe(`burst ${burst}`, `${n} sent with one SequenceNumber, ${faulted} met a transient fault (burst repeated with other fees); ${paid} paid; ${spreadOf(answers)}`);
         if (paid > 1) return c.stop(`burst ${burst}: ${paid} of ${n} fees sharing one SequenceNumber were paid, expected at most 1`);
-        if (burst > burstRepeats(c.config.retries)) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${burst} bursts: the concurrent payments could not be judged`);
+        bent.push(Math.max(...answers.map(endOf)));
+        if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${burst} bursts: the concurrent payments could not be judged`);
         continue;
       }
       c.recovered();

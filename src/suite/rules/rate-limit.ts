@@ -7,7 +7,7 @@
 import { operation, type OperationId } from '../../contract/catalogue.js';
 import { summarize } from '../../client/exchange.js';
 import type { RequestBody } from '../../contract/message.js';
-import { defineCase, type CaseContext } from '../case.js';
+import { defineCase, endOf, type CaseContext } from '../case.js';
 import { plannedLimit } from '../plan.js';
 import { acceptableRequest, enquireBills, enquireFees, billPayment, feePayment } from '../prepare.js';
 import { spreadOf, startTogether, type Via } from '../burst.js';
@@ -31,7 +31,8 @@ async function acceptableRequests(c: CaseContext, n: number): Promise<RequestBod
 /** How often all limit+1 calls may be accepted before it counts as a violation (see the case). */
 const OVER_CHECKS = 3;
 
-type Check = { result: 'judged' } | { result: 'bent'; why: string } | { result: 'over'; spread: string };
+/** `at`: when the fault that bent the check happened (ms), to tell whether an outage covered it. */
+type Check = { result: 'judged' } | { result: 'bent'; why: string; at: number } | { result: 'over'; spread: string };
 
 export function registerRateLimitCases(opId: OperationId): void {
   const op = operation(opId);
@@ -49,7 +50,7 @@ export function registerRateLimitCases(opId: OperationId): void {
     // burst, or a bucket refilling on a very slow link: then all are accepted once, by chance. A
     // target that accepts them all in OVER_CHECKS checks, each from a fresh window, breaks the limit.
     let over = 0;
-    let bent = 0;
+    const bent: number[] = [];
     const start = c.faults.length;
     for (let check = 1; ; check++) {
       const bodies = await acceptableRequests(c, limit + 2);
@@ -63,9 +64,11 @@ export function registerRateLimitCases(opId: OperationId): void {
         continue;
       }
       c.observe(`check ${check}`, `not judged: ${r.why}; repeated from a fresh window`);
-      if (++bent > burstRepeats(c.config.retries)) {
+      // a check bent while the target was down (an outage) does not count: the run paused for it
+      bent.push(r.at);
+      if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) {
         const kinds = c.faults.slice(mark).map((f) => f.kind);
-        return c.error(kinds.length ? `${exhausted(kinds)}: ${r.why}` : `${r.why}, ${bent} times: the limit could not be checked`);
+        return c.error(kinds.length ? `${exhausted(kinds)}: ${r.why}` : `${r.why}, ${bent.length} times: the limit could not be checked`);
       }
     }
   });
@@ -78,11 +81,11 @@ async function oneCheck(c: CaseContext, check: number, limit: number, windowMs: 
   const burst = await Promise.all(bodies.slice(0, limit + 1).map((body, i) => c.send({ body, via: together, retry: 'none', label: `${tag}call ${i + 1} of ${limit + 1}, sent together` })));
   // the 429 is the answer this case is after: not a transient fault here
   const faulted = burst.map((ex) => c.fault(ex, c.def.op, { allow429: true })).filter(Boolean);
-  if (faulted.length) return { result: 'bent', why: `${faulted.join(', ')} inside the burst` };
+  if (faulted.length) return { result: 'bent', why: `${faulted.join(', ')} inside the burst`, at: Math.max(...burst.map(endOf)) };
   const spread = spreadOf(burst);
   const slowest = Math.max(...burst.map((ex) => Date.parse(ex.startedAt) + ex.durationMs)) - Math.min(...burst.map((ex) => Date.parse(ex.startedAt)));
   // a machine that slept, or a link slower than the window: the calls did not share one window
-  if (slowest >= windowMs) return { result: 'bent', why: `the burst took ${slowest} ms, not within the ${windowMs} ms window` };
+  if (slowest >= windowMs) return { result: 'bent', why: `the burst took ${slowest} ms, not within the ${windowMs} ms window`, at: Math.max(...burst.map(endOf)) };
   const outcomes = burst.map((ex) => c.classify(ex));
   const odd = outcomes.findIndex((o) => o.kind !== 'accepted' && o.kind !== 'rejected');
   if (odd >= 0) return c.stop(`call ${odd + 1} of ${limit + 1} in a fresh window got ${outcomes[odd]!.detail}, neither an acceptance nor a rejection: ${summarize(burst[odd]!)}`);
@@ -114,7 +117,7 @@ async function oneCheck(c: CaseContext, check: number, limit: number, windowMs: 
   const again = await c.send({ body: bodies[limit + 1], via, retry: 'none', label: `${tag}after the window` });
   // a 429 now is the verdict (the window did not reset), anything else transient bends the check
   const kind = c.fault(again, c.def.op, { allow429: true });
-  if (kind) return { result: 'bent', why: `${kind} on the call after the window` };
+  if (kind) return { result: 'bent', why: `${kind} on the call after the window`, at: endOf(again) };
   const a = c.classify(again);
   if (a.kind !== 'accepted') c.violated(`after waiting out the window the call was not accepted: ${summarize(again)}`);
   return { result: 'judged' };
