@@ -58,6 +58,7 @@ const CATALOGUE = [
   { name: 'table-style-amount-string', family: 'response-schema', ops: ['bill-enquiry'], description: 'in table style only, AmountDue is a string like "237.78 SAR"', mockEnv: { MOCK_STYLE: 'table' } },
   { name: 'response-field-missing', family: 'response-schema', ops: ['moi-enquiry'], description: 'BeneficiaryName is missing from every entry' },
   { name: 'message-wrapper', family: 'root-tag', ops: ['moi-payment'], description: 'the response root is wrapped as { "Message": { <root>: ... } }' },
+  { name: 'message-wrapper-everywhere', family: 'root-tag', ops: ['bill-enquiry', 'bill-payment', 'moi-enquiry', 'moi-payment'], description: 'every answer of every operation is wrapped as { "Message": { <root>: ... } }: one defect that breaks many rules, and must read as one cause' },
   { name: 'timestamp-with-zone', family: 'formats', ops: ['bill-payment'], description: 'TimeStamp carries a zone, like 2026-11-21T17:24:04+03:00' },
   { name: 'dates-with-dashes', family: 'formats', ops: ['bill-enquiry'], description: 'every YYYYMMDD date is rendered YYYY-MM-DD' },
   { name: 'message-type-wrong', family: 'message-type', ops: ['moi-payment'], description: 'MessageType is answered as SADADTRN instead of SADADMOI' },

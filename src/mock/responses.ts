@@ -212,7 +212,7 @@ export function renderResponse(op: Operation, items: ItemResult[], ctx: RenderCo
   // `timestamp-with-zone`: the local time with its offset, e.g. 2026-11-21T17:24:04+03:00
   const timeStamp = ctx.defects.on('timestamp-with-zone', op.id) ? isoWithOffset().replace(/\.\d{3}(?=[+-])/, '') : specTimestamp();
   const body = { [responseRoot]: { MessageType: messageType, TimeStamp: timeStamp, [listTag]: list } };
-  return ctx.defects.on('message-wrapper', op.id) ? { Message: body } : body;
+  return ctx.defects.on('message-wrapper', op.id) || ctx.defects.on('message-wrapper-everywhere', op.id) ? { Message: body } : body;
 }
 
 /** Every entry failed with the same rejection (e.g. a request that failed validation), answered in-band. */

@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { OperationId } from '../contract/catalogue.js';
 import { budgetsFor, type PacingPlan } from './pacer.js';
 import { OutageWatch, type Health, type OutageOptions } from './outage.js';
+import { Preconditions, type PreconditionReport } from './facts.js';
 
 export interface Coordinator { url: string; close(): Promise<void>; app: FastifyInstance; watch: OutageWatch | undefined }
 
@@ -61,6 +62,10 @@ export async function startCoordinator(plan: PacingPlan & { leaseMs: number; cla
     if (req.body.health) watch?.report(req.body.health);
     return {};
   });
+  // preconditions every worker shares (facts.ts): a step refused often enough is not tried again
+  const preconditions = new Preconditions();
+  app.post<{ Body: { key: string } }>('/precondition', async (req) => ({ failure: preconditions.failed(req.body.key) }));
+  app.post<{ Body: { key: string } & PreconditionReport }>('/precondition-report', async (req) => { const { key, ...r } = req.body; preconditions.report(key, r); return {}; });
   app.post<{ Body: { health: Health } }>('/health', async (req) => { watch?.report(req.body.health); return {}; });
   app.post<{ Body: { settle?: boolean } | undefined }>('/outages', async (req) => {
     if (req.body?.settle) await watch?.gate();

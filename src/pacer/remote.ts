@@ -6,7 +6,7 @@ import type { Pacer } from './pacer.js';
 import type { Health, Outage } from './outage.js';
 
 /** Plain node:http, no timeout: a grant may legitimately take several rate windows to come. */
-function post<T>(base: string, path: string, body?: unknown): Promise<T> {
+export function post<T>(base: string, path: string, body?: unknown): Promise<T> {
   const url = new URL(path, base);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise<T>((resolve, reject) => {

@@ -56,6 +56,8 @@ export interface PreflightReport {
   result: 'ok' | 'warnings' | 'blocked';
   steps: Step[];
   findings: Finding[];
+  /** Operations whose preflight call the target accepted (an enquiry answered with success). */
+  accepted: string[];
   /** API calls sent per operation (the token endpoint is not an operation). */
   calls: Record<string, number>;
   /** The calls, masked, as the cases' evidence records them. */

@@ -23,6 +23,7 @@ import type { Socket } from 'node:net';
 import type { CertInfo, NetFailure } from '../net/index.js';
 import { connectTcp, firstHop, handshake, openTunnel, resolveHost, trustFailure, type TlsResult } from '../net/inspect.js';
 import { clockSkew, diagnoseProbes, probeLine, type Probe } from './diagnose.js';
+import { classify } from '../client/outcome.js';
 import { PREFLIGHT_FORMAT, STEP_TITLES, type Finding, type PreflightExchange, type PreflightReport, type Step, type StepId } from './model.js';
 
 /** The whole preflight's time, at any rate limit (issue 18: at most 15 s). */
@@ -272,7 +273,7 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightReport
   return {
     format: PREFLIGHT_FORMAT, formatVersion: 1, runId: o.runId ?? null, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started,
     target: maskText(baseUrl), route: maskText(routeText), result: blocking ? 'blocked' : findings.length ? 'warnings' : 'ok',
-    steps, findings, calls, exchanges,
+    steps, findings, calls, exchanges, accepted: probes.filter((p) => classify(p.op, p.ex, config.tagPrefix).kind === 'accepted').map((p) => p.op),
   };
 }
 

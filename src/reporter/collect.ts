@@ -217,6 +217,8 @@ export function caseFromEvidence(planned: ManifestCase, ev: EvidenceRecord, runI
     runId,
     attempts: [{ runId, at, verdict }],
     transient,
+    ...(Array.isArray(ev.accepted) ? { accepted: ev.accepted.map(String) } : {}),
+    ...(ev.requires && typeof ev.requires.acceptance === 'string' ? { requires: { acceptance: ev.requires.acceptance } } : {}),
   };
   if (verdict !== 'PASS') record.exchanges = (Array.isArray(ev.exchanges) ? ev.exchanges : []).map(maskExchange);
   return record;

@@ -4,7 +4,7 @@
  * each opening its cases), before the rest of the report.
  */
 import { text } from './html.js';
-import type { CertificationReport } from './model.js';
+import { familyTitle, type CertificationReport } from './model.js';
 
 const caseLink = (id: string) => `<a href="#case-${text(id)}" class="caselink"><code>${text(id)}</code></a>`;
 const verdictList = (v: Record<string, number>) => Object.entries(v).map(([k, n]) => `<span class="v v-${text(k)}">${n} ${text(k.replace('_', ' '))}</span>`).join(' ');
@@ -35,6 +35,8 @@ export function causesSection(r: CertificationReport): string {
   if (!r.causes.length) return '';
   const rows = r.causes.map((c, i) => `<details class="cause"${i < 3 ? ' open' : ''}><summary><strong>${c.cases.length} case${c.cases.length === 1 ? '' : 's'}</strong> ${verdictList(c.verdicts)} ${text(c.signature)}` +
     `${c.testedBy.length ? ` <span class="hint">(tested directly by ${c.testedBy.map(caseLink).join(', ')})</span>` : ''}</summary>` +
-    `<p class="hint">For example, ${caseLink(c.example.case)}: ${text(c.example.text.slice(0, 400))}</p><p>${c.cases.map(caseLink).join(' ')}</p></details>`).join('');
-  return `<section id="causes"><h2>Causes (${r.causes.length})</h2><p class="hint">FAIL, ERROR and INCONCLUSIVE cases grouped by what was violated, where, and how the target answered; most cases first. A case INCONCLUSIVE for a failed precondition is listed under it, with the case that tests the precondition directly.</p>${rows}</section>`;
+    `<p class="hint">For example, ${caseLink(c.example.case)}: ${text(c.example.text.slice(0, 400))}</p>` +
+    ((c.findings ?? []).length > 1 ? `<ul class="kv small">${c.findings.map((f) => `<li><strong>${text(familyTitle(f.family))}</strong>: ${f.cases} case${f.cases === 1 ? '' : 's'} ${verdictList(f.verdicts)}, e.g. ${caseLink(f.example.case)}: ${text(f.example.text.slice(0, 200))}</li>`).join('')}</ul>` : '') +
+    `<p>${c.cases.map(caseLink).join(' ')}</p></details>`).join('');
+  return `<section id="causes"><h2>Causes (${r.causes.length})</h2><p class="hint">FAIL, ERROR and INCONCLUSIVE cases grouped by their root cause: what was violated, where, and how the target answered; most cases first. A case INCONCLUSIVE for a failed precondition counts under the cause of the case that tests the precondition directly; a cause that breaks several rules lists what it did to each.</p>${rows}</section>`;
 }

@@ -82,6 +82,10 @@ export interface EvidenceRecord {
   notes?: { verdict: Verdict; text: string; cause?: unknown; testedBy?: unknown }[];
   observations?: Record<string, unknown>;
   transient?: { op: string; kind: string; recovered: boolean }[];
+  /** Operations whose answer the case saw accepted. */
+  accepted?: string[];
+  /** The case's PASS on a rejection holds only if some request of this operation was accepted in the run. */
+  requires?: { acceptance: string };
   annotations?: { type: string; description?: string }[];
   exchanges?: ExchangeRecord[];
 }

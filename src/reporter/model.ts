@@ -63,6 +63,10 @@ export interface CaseReport {
   attempts: Attempt[];
   /** Transient faults (gateway errors, resets, timeouts, ...) the case met, and whether it got past each. */
   transient: TransientFault[];
+  /** Operations whose answer the case saw accepted (the run's evidence that rejections of theirs mean something). */
+  accepted?: string[];
+  /** A rejection passed: it holds only if the target accepted some request of this operation in the run (conditions.ts). */
+  requires?: { acceptance: string };
 }
 
 export interface Attempt { runId: string; at: string; verdict: Verdict }

@@ -26,6 +26,7 @@ import {
   SPEC_SECTIONS, FORMAT, FORMAT_VERSION, type CaseReport, type CertificationReport, type ExchangeRecord, type Fingerprint, type RunSummary,
 } from './model.js';
 import { planOf } from './plan.js';
+import { applyAcceptanceCondition } from './conditions.js';
 import { parseOutages, spanText, type Availability } from './availability.js';
 import { PREFLIGHT_FILE, PREFLIGHT_FORMAT, type PreflightReport } from '../preflight/model.js';
 
@@ -149,6 +150,10 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     carried.push({ id: c.id, from: has ? from : null });
     return { ...c, evidenceFile: has ? `evidence/${c.id}.json` : null };
   });
+  // no vacuous PASS: over the whole package, a rejection passed for an operation the target never accepted is INCONCLUSIVE
+  // (a resumed run that had no preflight of its own keeps the one of the run it continues)
+  const connection = readPreflight(dir, runId) ?? previous?.connection ?? null;
+  cases = applyAcceptanceCondition(cases, connection, (c) => (c.runId === runId || !previousDir ? dir : previousDir));
   const ops = operationIds(cases);
   const fams = familyIds(cases);
   cases.sort((a, b) => ops.indexOf(a.operation) - ops.indexOf(b.operation) || fams.indexOf(a.family) - fams.indexOf(b.family) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -181,8 +186,6 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
       : ['interrupted', 'timedout', 'killed', 'preflight'].includes(thisRun.status) ? howItEnded(ended?.status)
         : 'they did not finish (a worker process died, or the test runner skipped them)';
   const identity = manifest.identity;
-  // a resumed run that had no preflight of its own keeps the one of the run it continues
-  const connection = readPreflight(dir, runId) ?? previous?.connection ?? null;
   const preflightBlocked = thisRun.status === 'preflight' && connection ? connection.findings.filter((f) => f.severity === 'blocking').map((f) => f.text) : [];
   const outcome = decideOutcome({ cases, selectionNarrowed: isNarrowed(identity.selection), profile: identity.profile, ended: endedText, runErrors: errors, preflightBlocked });
   const limits = planLimits(identity);

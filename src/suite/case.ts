@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
 import { ROOT } from '../paths.js';
 import { writeFileAtomic } from '../reporter/atomic.js';
-import { operation, type OperationId } from '../contract/catalogue.js';
+import { operation, tagsOf, type OperationId } from '../contract/catalogue.js';
 import type { Exchange } from '../client/exchange.js';
 import { summarize } from '../client/exchange.js';
 import { maskText } from '../client/redact.js';
@@ -85,8 +85,29 @@ export interface SharedCalls { key: string; calls: Partial<Record<OperationId, n
 /** When an exchange ended (ms): the moment its fault is placed in or out of an outage. */
 export const endOf = (ex: Exchange) => Date.parse(ex.startedAt) + ex.durationMs;
 
-/** Thrown to end a case early once its verdict is settled. */
-class CaseStop extends Error {}
+/**
+ * Thrown to end a case early once its verdict is settled; `note` is the note that settled it, so a
+ * case waiting on a step another case took (a shared accepted exchange) can end the same way.
+ */
+export class CaseStop extends Error {
+  constructor(message: string, readonly note?: Note) { super(message); }
+}
+
+/** The step a case builds on: an accepted request of an operation, tested directly by its schema case. */
+export const acceptanceKey = (op: OperationId) => `accepted:${op}`;
+export const acceptanceTestedBy = (op: OperationId) => `${op}.res.schema`;
+
+/**
+ * A systemic symptom of an answer, one that breaks many rules on every operation at once: the
+ * violations it causes share this cause instead of one per rule and operation (design.md §4, causes).
+ */
+function symptomOf(op: OperationId, ex: Exchange, tagPrefix: string): string | undefined {
+  const body = ex.json as Record<string, unknown> | undefined;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const root = tagsOf(operation(op), tagPrefix).responseRoot;
+  const wrapped = body.Message && typeof body.Message === 'object' && root in (body.Message as object) && !(root in body);
+  return wrapped ? 'the answers are wrapped in a Message object: the root tag is not at the top level' : undefined;
+}
 
 export class CaseContext {
   readonly verdicts: Verdict[] = [];
@@ -101,6 +122,12 @@ export class CaseContext {
   /** Transient faults met on the way (the package's availability observation). */
   readonly faults: Fault[] = [];
   private tokenRenewed = false;
+  /** Operations whose answer this case saw accepted: evidence that a rejection of theirs means something. */
+  readonly acceptedOps = new Set<OperationId>();
+  /** A rejection this case passed on means something only if the target accepted a request of this operation in the run. */
+  requiresAcceptance: OperationId | undefined;
+  /** A systemic symptom seen in an answer this case judged (symptomOf): the cause of its violations. */
+  private symptom: string | undefined;
   private generatorCache: RequestGenerator | undefined;
   skipReason: string | undefined;
 
@@ -233,12 +260,41 @@ export class CaseContext {
   }
 
   classify(ex: Exchange, op: OperationId = this.def.op): Outcome {
-    return classify(op, ex, this.tagPrefix);
+    const o = classify(op, ex, this.tagPrefix);
+    this.symptom ??= symptomOf(op, ex, this.tagPrefix);
+    if (o.kind === 'accepted' && !this.acceptedOps.has(op)) {
+      this.acceptedOps.add(op);
+      // once per worker and operation is enough for the shared preconditions to know it holds
+      const told = this.rt.kept<boolean>('acceptance-reported');
+      if (!told.get(op)) { told.set(op, true); void this.rt.facts.report(acceptanceKey(op), { ok: true }).catch(() => {}); }
+    }
+    return o;
   }
 
-  private note(verdict: Verdict, text: string, cause?: string, testedBy?: string) {
+  /**
+   * Ends the case INCONCLUSIVE at once, sending nothing, when the step it builds on (an accepted
+   * request of `op`) has been refused often enough in this run (pacer/facts.ts). The case that
+   * tests the step directly is never stopped this way: its FAIL is the evidence.
+   */
+  async needs(op: OperationId): Promise<void> {
+    const testedBy = acceptanceTestedBy(op);
+    if (this.def.id === testedBy) return;
+    const f = await this.rt.facts.failed(acceptanceKey(op)).catch(() => null);
+    if (f) this.inconclusive(`precondition failed earlier in this run, so not tried again (${f.refusals} refusals in a row): ${f.detail}; ${f.testedBy} tests that step directly`, f.cause, f.testedBy);
+  }
+
+  /** A rejection passed: it means something only if the target accepts some request of `op` (checked over the whole run's evidence). */
+  requireAcceptance(op: OperationId = this.def.op): void {
+    this.requiresAcceptance = op;
+  }
+
+  private note(verdict: Verdict, text: string, cause?: string, testedBy?: string): Note {
+    // one symptom that breaks many rules reads as one cause, its per-rule findings beneath
+    if (this.symptom && (verdict === 'FAIL' || verdict === 'INCONCLUSIVE')) cause = this.symptom;
     this.verdicts.push(verdict);
-    this.notes.push({ verdict, text: maskText(text), ...(cause ? { cause: maskText(cause) } : {}), ...(testedBy ? { testedBy } : {}) });
+    const note: Note = { verdict, text: maskText(text), ...(cause ? { cause: maskText(cause) } : {}), ...(testedBy ? { testedBy } : {}) };
+    this.notes.push(note);
+    return note;
   }
 
   /** The rule is violated: FAIL, WARN or OBSERVED according to the case's level; `cause` groups it with others of the same root cause. */
@@ -249,14 +305,14 @@ export class CaseContext {
   observe(key: string, value: unknown) { this.observations[key] = value; }
   pass(text: string) { this.note('PASS', text); }
   /** The suite, the network or the configuration broke: not the target's fault. Ends the case. */
-  error(text: string): never { this.broke(text); throw new CaseStop(text); }
-  broke(text: string) { this.note('ERROR', text); }
-  skip(reason: string): never { this.skipReason = reason; this.note('SKIPPED', reason); throw new CaseStop(reason); }
-  notApplicable(reason: string): never { this.skipReason = reason; this.note('NOT_APPLICABLE', reason); throw new CaseStop(reason); }
+  error(text: string): never { throw new CaseStop(text, this.broke(text)); }
+  broke(text: string): Note { return this.note('ERROR', text); }
+  skip(reason: string): never { this.skipReason = reason; throw new CaseStop(reason, this.note('SKIPPED', reason)); }
+  notApplicable(reason: string): never { this.skipReason = reason; throw new CaseStop(reason, this.note('NOT_APPLICABLE', reason)); }
   /** Ends the case on a violation that makes the rest meaningless. */
-  stop(text: string, cause?: string): never { this.violated(text, cause); throw new CaseStop(text); }
+  stop(text: string, cause?: string): never { this.violated(text, cause); throw new CaseStop(text, this.notes.at(-1)); }
   /** A step the case needs was refused: the case cannot decide its own rule. Ends the case. */
-  inconclusive(text: string, cause: string, testedBy: string): never { this.note('INCONCLUSIVE', text, cause, testedBy); throw new CaseStop(text); }
+  inconclusive(text: string, cause: string, testedBy: string): never { throw new CaseStop(text, this.note('INCONCLUSIVE', text, cause, testedBy)); }
 
   /**
    * The answer a well-formed request must get. Refused: a FAIL when accepting it is the case's own
@@ -272,6 +328,10 @@ export class CaseContext {
     if (o.status === 401 || o.status === 403) this.error(`${what}: credentials rejected (${summarize(ex)}); check SADAD_ACCESS_TOKEN, SADAD_COMPANY_ID and the signer`);
     if (o.kind === 'no-answer') this.error(`${what}: ${o.detail}`);
     const cause = `${operation(op).title} not accepted: ${answerShape(o)}`;
+    // a step cases build on, refused: after a few in a row, the run stops trying it (pacer/facts.ts)
+    if (precondition || this.def.id === acceptanceTestedBy(op)) {
+      void this.rt.facts.report(acceptanceKey(op), { ok: false, detail: `${what} was not accepted (${summarize(ex)})`, testedBy: acceptanceTestedBy(op), cause: this.symptom ?? `precondition: ${cause}` }).catch(() => {});
+    }
     if (precondition) return this.inconclusive(`precondition not met: ${what} was not accepted (${summarize(ex)}); ${precondition.testedBy} tests that step directly`, `precondition: ${cause}`, precondition.testedBy);
     return this.stop(`${what} was not accepted: ${summarize(ex)}`, cause);
   }
@@ -364,6 +424,8 @@ export function asTest([def, body]: CaseSpec, target?: string): Parameters<typeo
       await body(c);
     } catch (e) {
       if (!(e instanceof CaseStop)) c.broke(`the case broke: ${(e as Error).stack ?? String(e)}`.slice(0, 2000));
+      // another case's stop that reached this one would otherwise leave it with no note: a PASS it never earned
+      else if (e.note && !c.notes.includes(e.note)) c.broke(`the case ended on a step another case took (${e.note.verdict}: ${e.note.text})`.slice(0, 2000));
     }
     finish(c, testInfo);
   }] as Parameters<typeof test>;
@@ -388,6 +450,7 @@ function writeEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, tes
     calls: c.def.calls ?? { [c.def.op]: 1 },
     startedAt: new Date(started).toISOString(), finishedAt: new Date(finished).toISOString(), durationMs: Math.max(0, finished - started),
     notes: c.notes, observations: c.observations, transient: c.faults,
+    accepted: [...c.acceptedOps], ...(c.requiresAcceptance ? { requires: { acceptance: c.requiresAcceptance } } : {}),
     annotations: testInfo.annotations.map((a) => ({ type: a.type, ...(a.description === undefined ? {} : { description: maskText(a.description) }) })),
     exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs,
       // "Reproduce it": the command that sends this request again, for every case a reader will look into

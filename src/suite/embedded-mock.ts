@@ -10,6 +10,8 @@ export interface EmbeddedMock {
   /** SADAD_* variables that point the suite at it: URL, credentials, window and limits, profile. */
   env: Record<string, string>;
   faultCounts(): unknown;
+  /** The MOCK_FAULTS outage, when one is configured: when it started and ended, and the calls it answered. */
+  outage(): unknown;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startEmbeddedMock(env: NodeJS.ProcessEnv, config: Pick<Sui
   return {
     url: mock.url,
     faultCounts: () => mock.faultCounts(),
+    outage: () => mock.outage(),
     close: mock.close,
     env: {
       SADAD_BASE_URL: mock.url,

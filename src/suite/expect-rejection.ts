@@ -26,6 +26,8 @@ export function expectRejection(c: CaseContext, ex: Exchange, what: string, opti
     if (o.status === 429) c.error(`${what}: the target answered 429 (rate limited) before judging the request; the pacer's limits do not match the target's`);
     if (!options.authIsTheSubject && (o.status === 401 || o.status === 403)) c.error(`${what}: rejected for credentials (${summarize(ex)}), so the case could not test the body; check the token, company id and signer`);
     c.pass(`${what}: rejected (${o.detail})`);
+    // meaningful only if the target accepts this operation's requests at all (reporter/conditions.ts)
+    c.requireAcceptance();
     return;
   }
   if (o.kind === 'no-answer') c.error(`${what}: ${o.detail}`);

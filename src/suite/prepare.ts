@@ -27,13 +27,15 @@ export async function enquireBills(c: CaseContext, subjects: BillSubject[], labe
   const body = c.gen.build('bill-enquiry', {
     entries: subjects.map((s) => ({ BillerId: s.BillerId, BillCategory: s.BillCategory, SubscriberNumber: s.SubscriberNumber, AccountNumber: s.AccountNumber })),
   });
+  await c.needs('bill-enquiry');
   const ex = await c.send({ op: 'bill-enquiry', body, label });
   c.requireAccepted(ex, label, 'bill-enquiry', { testedBy: 'bill-enquiry.res.schema' });
   const entries = viewResponse('bill-enquiry', ex.json, c.tagPrefix).entries;
   return subjects.map((subject, i) => {
     const entry = entries[i];
     const due = amount(entry?.AmountDue);
-    if (!entry || due === undefined) return c.error(`${label}: entry ${i + 1} has no readable AmountDue, so the case cannot go on`);
+    // an answer the case cannot build on is a failed precondition, tested by the schema case: never an ERROR
+    if (!entry || due === undefined) return c.inconclusive(`precondition not met: ${label}: entry ${i + 1} has no readable AmountDue, so the case cannot go on; bill-enquiry.res.schema tests the answer directly`, 'precondition: Bill Enquiry answers without a readable AmountDue', 'bill-enquiry.res.schema');
     return { subject, entry, due };
   });
 }
@@ -42,13 +44,14 @@ export async function enquireFees(c: CaseContext, subjects: MoiSubject[], label 
   const body = c.gen.build('moi-enquiry', {
     entries: subjects.map((s) => ({ POINum: s.POINum, POIType: s.POIType, AccountNumber: s.AccountNumber, BillerID: s.BillerID, BillCategory: s.BillCategory, ServiceCode: s.ServiceCode, BranchCode: s.BranchCode, RequestType: s.RequestType, ID: s.ID, Duration: s.Duration })),
   });
+  await c.needs('moi-enquiry');
   const ex = await c.send({ op: 'moi-enquiry', body, label });
   c.requireAccepted(ex, label, 'moi-enquiry', { testedBy: 'moi-enquiry.res.schema' });
   const entries = viewResponse('moi-enquiry', ex.json, c.tagPrefix).entries;
   return subjects.map((subject, i) => {
     const entry = entries[i];
     const due = amount(entry?.DueAmount);
-    if (!entry || due === undefined || !str(entry.FeeReferenceId)) return c.error(`${label}: entry ${i + 1} has no readable DueAmount/FeeReferenceId, so the case cannot go on`);
+    if (!entry || due === undefined || !str(entry.FeeReferenceId)) return c.inconclusive(`precondition not met: ${label}: entry ${i + 1} has no readable DueAmount/FeeReferenceId, so the case cannot go on; moi-enquiry.res.schema tests the answer directly`, 'precondition: MOI Fee Enquiry answers without a readable DueAmount or FeeReferenceId', 'moi-enquiry.res.schema');
     return { subject, entry, due };
   });
 }
@@ -96,6 +99,8 @@ export function freshIds(opId: OperationId, body: RequestBody, tagPrefix: string
 export interface PayableBase { body: RequestBody; bill?: BillState; fee?: FeeState }
 
 export async function acceptableRequest(c: CaseContext, opId: OperationId = c.def.op): Promise<RequestBody> {
+  // a request of an operation the target has refused again and again is not built on: nothing is sent
+  await c.needs(opId);
   if (opId === 'bill-enquiry' || opId === 'moi-enquiry') {
     // a subject the target knows, when the data file lists some; enquiries change nothing, so any will do
     const known = opId === 'bill-enquiry' ? c.rt.targetData?.bills : c.rt.targetData?.fees;

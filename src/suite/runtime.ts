@@ -10,6 +10,7 @@ import { ClientCredentialsToken, StaticToken, type TokenSource } from '../client
 import { registerSecret } from '../client/redact.js';
 import { LocalPacer, type Pacer } from '../pacer/pacer.js';
 import { RemotePacer } from '../pacer/remote.js';
+import { LocalFacts, RemoteFacts, type RunFacts } from '../pacer/facts.js';
 import { operations, type OperationId } from '../contract/catalogue.js';
 import { RequestGenerator } from '../generators/requests.js';
 import { loadTargetData, type TargetData } from '../config/target-data.js';
@@ -19,6 +20,8 @@ export interface Runtime {
   config: SuiteConfig;
   client: SadadClient;
   pacer: Pacer;
+  /** Preconditions shared by every worker of the run (a step refused often enough is not tried again). */
+  facts: RunFacts;
   /** A generator seeded by the run seed and a key (a case id): reproducible whatever the worker. */
   generator(key: string): RequestGenerator;
   /** Calls per window of an operation at the target. */
@@ -90,6 +93,7 @@ async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean): Promise<
     },
     client,
     pacer,
+    facts: env.SADAD_PACER_URL ? new RemoteFacts(env.SADAD_PACER_URL) : new LocalFacts(),
     targetData,
     claim,
     limitOf: (op) => config.rateLimits[operations.find((o) => o.id === op)!.rateGroup],

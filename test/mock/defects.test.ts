@@ -295,6 +295,16 @@ const PROBES: Record<DefectName, Probe> = {
       expect(rootOf(c, 'moi-enquiry', await c.enquireFee(feeSubject())), 'MOI enquiry is not wrapped').toBeDefined();
     },
   },
+  'message-wrapper-everywhere': {
+    shows: async (c) => {
+      const { answer } = await paidFee(c);
+      expect(Object.keys(answer.body)).toEqual(['Message']);
+      const enquiry = await c.enquireFee(feeSubject());
+      expect(rootOf(c, 'moi-enquiry', enquiry), 'the MOI enquiry is wrapped too').toBeUndefined();
+      const root = tagsOf(operation('moi-enquiry'), c.options.tagPrefix).responseRoot;
+      expect((enquiry.body as { Message: Record<string, { MessageType: string }> }).Message[root]!.MessageType).toBe('SADADMOI');
+    },
+  },
   'timestamp-with-zone': {
     shows: async (c) => {
       const { answer } = await paidBill(c);
