@@ -3,7 +3,7 @@
  * suite's default target and a local sandbox for client developers.
  */
 import { buildMockServer, type MockExtras } from './server.js';
-import type { FaultCounts } from './faults.js';
+import type { FaultCounts, OutageReport } from './faults.js';
 import { resolveMockOptions, type MockOptions } from './options.js';
 
 export { defaultMockOptions, mockOptionsFromEnv, resolveMockOptions, type ErrorMode, type MockOptions, type MockTls, type ResponseStyle } from './options.js';
@@ -13,7 +13,7 @@ export { TOKEN_PATH } from './token.js';
 export { BODY_LIMIT, buildMockServer, type MockExtras } from './server.js';
 export { DEFECT_CATALOGUE, DEFECT_FAMILIES, KNOWN_DEFECTS, type Defect, type DefectFamily, type DefectName, type DefectSpec } from './defects.js';
 export type { ErrorBody, ErrorDetail } from './errors.js';
-export { FAULT_KINDS, FAULT_PARTS, HANG_LIMIT_MS, formatFaults, parseFaults, type FaultCounts, type FaultKind, type FaultSettings } from './faults.js';
+export { FAULT_KINDS, FAULT_PARTS, HANG_LIMIT_MS, MAINTENANCE_PAGE, OUTAGE_KINDS, formatFaults, parseFaults, type FaultCounts, type FaultKind, type FaultSettings, type OutageKind, type OutageReport } from './faults.js';
 export { LIMITER_KINDS, type LimiterKind } from './limiters.js';
 
 export interface RunningMock {
@@ -23,6 +23,8 @@ export interface RunningMock {
   options: MockOptions;
   /** Faults injected so far, per operation and kind (all zero without MOCK_FAULTS). */
   faultCounts(): FaultCounts;
+  /** The outage of MOCK_FAULTS (`outage-after`, `outage-seconds`): when it started and ended, and the calls it answered. */
+  outage(): OutageReport;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function startMock(options: Partial<MockOptions> = {}, extras: Mock
     port,
     options: { ...resolved, port },
     faultCounts: () => faults.counts(),
+    outage: () => faults.outage(),
     close: () => (closing ??= app.close().then(() => undefined)),
   };
 }

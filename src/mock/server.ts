@@ -197,9 +197,21 @@ function httpsOf(options: MockOptions): { https?: { cert: string; key: string; c
   return { https: { cert: tls.cert, key: tls.key, ...(tls.clientCa !== undefined ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) } };
 }
 
+/**
+ * forceCloseConnections ends the HTTP connections, and a TLS connection becomes one only once its
+ * handshake is done: one left halfway (a client that stopped answering, a proxy's tunnel whose
+ * client gave up) would hold close() open for good.
+ */
+function endHandshakesOnClose(app: FastifyInstance): void {
+  const sockets = new Set<Duplex>();
+  app.server.on('connection', (s: Duplex) => { sockets.add(s); s.once('close', () => sockets.delete(s)); });
+  app.addHook('preClose', (done) => { for (const s of sockets) s.destroy(); done(); });
+}
+
 export async function buildMockServer(options: MockOptions, extras: MockExtras = {}): Promise<MockServer> {
   const app = Fastify({ logger: false, bodyLimit: READ_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true, clientErrorHandler, ...httpsOf(options) });
   app.server.on('connect', refuseConnect);
+  if (options.tls) endHandshakesOnClose(app);
   extras.recorder?.attach(app);
   const state = new MockState();
   const tokens = new TokenIssuer(options.tokenLifetimeSeconds);

@@ -164,6 +164,10 @@ export function handshake(net: NetworkConfig, target: Endpoint, options: { socke
       if (socket.getProtocol() !== 'TLSv1.3') return finish({});
       // TLS 1.3: the verdict on a client certificate arrives after the handshake
       socket.once('session', () => finish({}));
+      // some servers (Node's among them) refuse a certificate from another CA by closing, without an alert
+      socket.once('end', () => finish(offer
+        ? { clientCertificate: 'refused', failure: { kind: 'tls', class: 'configuration', code: 'CLOSED_AFTER_HANDSHAKE', message: `the server closed the connection right after the handshake, without a word: it did not accept the client certificate offered (${net.tls.client?.info.subject}, issued by ${net.tls.client?.info.issuer})`, advice: 'use the certificate the bank issued for this sandbox in SADAD_TLS_CERT / SADAD_TLS_PFX: this one is issued by a CA the server does not trust, expired or revoked' } }
+        : { failure: { kind: 'tls', class: 'configuration', code: 'CLOSED_AFTER_HANDSHAKE', message: 'the server closed the connection right after the handshake: it may require a client certificate (mutual TLS)', advice: 'set SADAD_TLS_CERT and SADAD_TLS_KEY (PEM), or SADAD_TLS_PFX with SADAD_TLS_PASSPHRASE (PKCS#12), to the client certificate the bank issued' } }));
       setTimeout(() => finish({}), options.settleMs ?? 1500).unref();
     });
     socket.once('error', (e) => {

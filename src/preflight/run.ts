@@ -193,7 +193,7 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightReport
       const bare = await tunnelOrDirect();
       if (!bare.failure) {
         const r = await handshake(net, hop.target, { ...(bare.socket ? { socket: bare.socket } : {}), timeoutMs: left(4000), withClientCertificate: false });
-        required = !!r.failure && r.failure.kind === 'tls' && /requires a client certificate/.test(r.failure.message);
+        required = !!r.failure && r.failure.kind === 'tls' && /requires? a client certificate/.test(r.failure.message);
       }
     }
     const via = await tunnelOrDirect();
