@@ -105,12 +105,12 @@ function bodySource(body: string): { raw: string | null; printf: string; variabl
   const pieces = body.split(MASK);
   const variables: string[] = [];
   for (let i = 1; i < pieces.length; i++) variables.push(bodySecretVariable(pieces.slice(0, i).join(MASK)));
-  // eslint-disable-next-line no-control-regex
   const plain = !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(body);
   const raw = plain ? word(pieces.flatMap((p, i) => (i === 0 ? [p] : [{ v: variables[i - 1]! }, p]))) : null;
   const fmt = pieces.map((p) => p.replace(/[\\%]/g, (c) => (c === '%' ? '%%' : '\\\\'))
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`)).join('%s');
+      .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`)).join('%s')
+    // a format starting with `-` would be read as an option
+    .replace(/^-/, '\\055');
   const printf = `printf ${fmt === '' ? "''" : shellQuote(fmt)}${variables.map((v) => ` ${ref(v)}`).join('')}`;
   return { raw, printf, variables };
 }
@@ -128,6 +128,15 @@ const seconds = (ms: number) => String(Math.round(ms / 100) / 10);
  * say what the reader must supply; the variables it reads are listed on its second line.
  */
 export function curlCommand(ex: CurlExchange, net: NetworkConfig | undefined, options: CurlOptions = {}): string {
+  // written into the evidence as a case ends: a record it cannot read must not cost the case its evidence
+  try {
+    return build(ex, net, options);
+  } catch (e) {
+    return `# ${commentSafe(`no curl command for this exchange: ${maskText((e as Error).message)}`)}`;
+  }
+}
+
+function build(ex: CurlExchange, net: NetworkConfig | undefined, options: CurlOptions): string {
   const req = ex.request;
   const method = req.method.toUpperCase();
   const comments: string[] = [];
@@ -135,7 +144,9 @@ export function curlCommand(ex: CurlExchange, net: NetworkConfig | undefined, op
   const args: string[] = ['-sS', '-i'];
   const needs = new Set<string>();
   const signatureNames = new Set([SIGNATURE_HEADER.toLowerCase(), ...(options.signatureHeaders ?? []).map((h) => h.toLowerCase())]);
+  // a header case's own request (labelled after its header, e.g. `Authorization bad-token`), not the enquiries that prepare it
   const caseHeader = /\.hdr\.([^.]+)\./.exec(options.caseId ?? '')?.[1]?.toLowerCase();
+  const onPurpose = (header: string) => caseHeader === header && (ex.label ?? '').toLowerCase().startsWith(header);
 
   const outcome = ex.response ? `answered HTTP ${ex.response.status}` : `got no answer${ex.error ? `: ${ex.error.kind}` : ''}`;
   comments.push(`${ex.label ? `${ex.label}: ` : ''}${method} ${pathOf(req.url)}, ${outcome}`);
@@ -193,14 +204,14 @@ export function curlCommand(ex: CurlExchange, net: NetworkConfig | undefined, op
       continue;
     }
     let variable: string;
-    if (lower === 'authorization' && value === `Bearer ${MASK}` && caseHeader !== 'authorization') variable = 'SADAD_ACCESS_TOKEN';
+    if (lower === 'authorization' && value === `Bearer ${MASK}` && !onPurpose('authorization')) variable = 'SADAD_ACCESS_TOKEN';
     else if (lower === 'authorization') {
       variable = 'SADAD_AUTHORIZATION';
-      comments.push(`SADAD_AUTHORIZATION: the credential this request sent in Authorization, masked in the evidence${caseHeader === 'authorization' ? ', a wrong one this case sent on purpose, not SADAD_ACCESS_TOKEN' : ''}`);
+      comments.push(`SADAD_AUTHORIZATION: the credential this request sent in Authorization, masked in the evidence${onPurpose('authorization') ? ', a wrong one this case sent on purpose, not SADAD_ACCESS_TOKEN' : ''}`);
     } else if (lower === 'clientsecret' || lower === 'client-secret') variable = 'SADAD_CLIENT_SECRET';
     else if (signatureNames.has(lower)) {
       variable = lower === SIGNATURE_HEADER.toLowerCase() ? 'SADAD_SIGNATURE' : headerVariable(name);
-      signatureComment(name, variable, body, clipped, caseHeader === 'signature', options, comments, pre, needs);
+      signatureComment(name, variable, body, !!clipped, onPurpose('signature'), options, comments, pre, needs);
     } else {
       variable = headerVariable(name);
       comments.push(`${variable}: the value of ${name}, masked in the evidence`);
@@ -241,16 +252,18 @@ export function curlCommand(ex: CurlExchange, net: NetworkConfig | undefined, op
   return maskText([...comments.map((c) => `# ${commentSafe(c)}`), ...pre, stdin ? `${stdin} |\n${command}` : command].join('\n'));
 }
 
-function signatureComment(name: string, variable: string, body: ReturnType<typeof bodySource> | null, clipped: unknown, forged: boolean, options: CurlOptions, comments: string[], pre: string[], needs: Set<string>): void {
+function signatureComment(name: string, variable: string, body: ReturnType<typeof bodySource> | null, clipped: boolean, forged: boolean, options: CurlOptions, comments: string[], pre: string[], needs: Set<string>): void {
   if (forged) {
     comments.push(`${variable}: this case sent on purpose a signature that does not match the body: any valid signature of another body reproduces it`);
-  } else if (options.builtInSigner && name.toLowerCase() === SIGNATURE_HEADER.toLowerCase() && body) {
+  } else if (options.builtInSigner && name.toLowerCase() === SIGNATURE_HEADER.toLowerCase() && (body || clipped)) {
     // the built-in signer: RSA-SHA256 over the Message object serialized as JSON, Base64
     comments.push(`${variable} signs the body: RSA-SHA256 over its Message object as JSON, Base64, recomputed here with the key in SADAD_SIGNING_KEY, PEM or PKCS12`);
     needs.add('SADAD_SIGNING_KEY');
     if (options.signingKeyPassphrase) needs.add('SADAD_SIGNING_KEY_PASSPHRASE');
     const passin = options.signingKeyPassphrase ? ' -passin env:SADAD_SIGNING_KEY_PASSPHRASE' : '';
-    pre.push(`${variable}="$(${body.printf} | ${MESSAGE_OF_STDIN} | openssl dgst -sha256 -sign "\${SADAD_SIGNING_KEY:?}"${passin} | openssl base64 -A)"`);
+    // a clipped body is read from the file the reader puts it in, as the command below sends it
+    const source = body ? body.printf : `cat ${ref('SADAD_BODY_FILE')}`;
+    pre.push(`${variable}="$(${source} | ${MESSAGE_OF_STDIN} | openssl dgst -sha256 -sign "\${SADAD_SIGNING_KEY:?}"${passin} | openssl base64 -A)"`);
   } else {
     comments.push(`${variable}: the value of ${name}, a signature of ${clipped ? 'the whole' : 'this'} body by the configured signer, masked in the evidence: compute it with that signer`);
   }

@@ -4,8 +4,9 @@
  * SADAD_* / MOCK_* / PROVE_* variable they name is documented (README.md's tables or .env.example),
  * every project path they name is one the suite writes, the repository holds, or the template
  * itself creates or downloads into, every flag they pass to certify is one certify or Playwright
- * knows and the docs mention, and each file has the shape its CI wants. Each check is shown to fail
- * on an in-memory copy that names something that does not exist.
+ * knows and the docs mention, each file has the shape its CI wants, and every job runs on a
+ * maintained Node (22 or 24), the one run on every change on both. Each check is shown to fail on an
+ * in-memory copy that names something that does not exist (or an unmaintained Node).
  */
 import { test, expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
@@ -197,6 +198,63 @@ function checkCommon(file: string, text: string, commands: string[][], created: 
 
 const ACTION_REF = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+(\/[A-Za-z0-9_./-]+)?@(v\d+(\.\d+){0,2}|[0-9a-f]{40})$/;
 
+/**
+ * The Node majors a team should run the suite on: the maintained LTS lines (Node 20 reached its end
+ * of life in April 2026; package.json's engines still allow it, and this project's machines run it).
+ */
+const NODE_MAJORS = ['22', '24'];
+
+/** A value with `${{ matrix.x }}` / `$X` / `${X}` in it, once per value the matrix gives that name. */
+function expand(value: string, matrix: (name: string) => string[]): string[] {
+  const m = /\$\{\{\s*matrix\.([\w-]+)\s*\}\}|\$\{(\w+)\}|\$(\w+)/.exec(value);
+  if (!m) return [value];
+  const values = matrix(m[1] ?? m[2] ?? m[3]!);
+  return values.flatMap((v) => expand(value.slice(0, m.index) + v + value.slice(m.index + m[0].length), matrix));
+}
+
+/** Each job's Node majors must be maintained ones, and the job run on every change (`mock`) must cover them all. */
+function checkNodeMajors(file: string, versions: Map<string, string[]>): string[] {
+  const problems: string[] = [];
+  for (const [job, list] of versions) {
+    if (!list.length) problems.push(`${file}: job ${job} does not say which Node it runs on`);
+    for (const v of list) {
+      const major = /^v?(\d+)/.exec(v)?.[1];
+      if (!major || !NODE_MAJORS.includes(major)) problems.push(`${file}: job ${job} runs on Node ${v}, not one of the maintained ${NODE_MAJORS.join(' and ')}`);
+    }
+  }
+  const every = (versions.get('mock') ?? []).map((v) => /^v?(\d+)/.exec(v)?.[1]);
+  const missing = NODE_MAJORS.filter((n) => !every.includes(n));
+  if (missing.length) problems.push(`${file}: job mock does not run on Node ${missing.join(', ')} (it should cover ${NODE_MAJORS.join(' and ')})`);
+  return problems;
+}
+
+/** GitHub: per job, the node-version of its actions/setup-node step, matrix expanded. */
+function githubNodeVersions(jobs: Obj): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [name, job] of Object.entries(jobs)) {
+    if (!isObj(job) || !Array.isArray(job.steps)) continue;
+    const matrix = isObj(job.strategy) && isObj(job.strategy.matrix) ? job.strategy.matrix : {};
+    const setup = job.steps.find((st) => isObj(st) && typeof st.uses === 'string' && st.uses.startsWith('actions/setup-node@'));
+    const raw = isObj(setup) && isObj(setup.with) ? setup.with['node-version'] : undefined;
+    const values = (k: string) => [matrix[k]].flat().filter((x) => typeof x === 'string' || typeof x === 'number').map(String);
+    out.set(name, raw === undefined || raw === null ? [] : expand(String(raw), values));
+  }
+  return out;
+}
+
+/** GitLab: per job, the tag of its `node:` image (its own or the default one), `parallel:matrix` expanded. */
+function gitlabNodeVersions(ci: Obj, jobs: [string, Obj][]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const fallback = isObj(ci.default) && typeof ci.default.image === 'string' ? ci.default.image : typeof ci.image === 'string' ? ci.image : undefined;
+  for (const [name, job] of jobs) {
+    const image = typeof job.image === 'string' ? job.image : isObj(job.image) && typeof job.image.name === 'string' ? job.image.name : fallback;
+    const matrix = isObj(job.parallel) && Array.isArray(job.parallel.matrix) ? job.parallel.matrix.filter(isObj) : [];
+    const images = image === undefined ? [] : expand(image, (k) => matrix.flatMap((row) => strings(row[k])));
+    out.set(name, images.flatMap((i) => /^(?:docker\.io\/)?(?:library\/)?node:(\S+)$/.exec(i)?.[1] ?? []));
+  }
+  return out;
+}
+
 function checkGithub(text: string, ctx: Context, file = GITHUB): string[] {
   const { value: wf, problems } = load(text);
   const on = wf.on;
@@ -231,7 +289,7 @@ function checkGithub(text: string, ctx: Context, file = GITHUB): string[] {
   }
   created.push(...createdBy(commands));
   const paths = [...pathValues(wf.jobs ?? null), ...pathWords(commands)];
-  return [...problems, ...checkCommon(file, text, commands, created, paths, ctx)];
+  return [...problems, ...checkNodeMajors(file, githubNodeVersions(jobs)), ...checkCommon(file, text, commands, created, paths, ctx)];
 }
 
 const GITLAB_KEYWORDS = new Set(['default', 'stages', 'variables', 'include', 'workflow', 'image', 'services', 'cache', 'before_script', 'after_script', 'spec']);
@@ -256,7 +314,7 @@ function checkGitlab(text: string, ctx: Context, file = GITLAB): string[] {
     if (artifacts && artifacts.when !== 'always') problems.push(`${file}: job ${name}: \`artifacts:when\` is not \`always\`, so a failing run would publish nothing`);
   }
   const paths = [...pathValues(ci as Json), ...pathWords(commands)];
-  return [...problems, ...checkCommon(file, text, commands, createdBy(commands), paths, ctx)];
+  return [...problems, ...checkNodeMajors(file, gitlabNodeVersions(ci, jobs)), ...checkCommon(file, text, commands, createdBy(commands), paths, ctx)];
 }
 
 test.describe('CI templates', () => {
@@ -286,9 +344,13 @@ test.describe('CI templates', () => {
     expect(ctx.documented).toContain('MOCK_DEFECTS');
     expect(ctx.certifyFlags('--resume') && ctx.certifyFlags('--list') && ctx.certifyFlags('--rerun-failed') && ctx.certifyFlags('--report') && ctx.certifyFlags('--compare')).toBe(true);
     expect(ctx.certifyFlags('--no-such-flag')).toBe(false);
+    // the Node versions are read, matrices expanded
+    expect(githubNodeVersions(gh.jobs as Obj)).toEqual(new Map([['mock', ['22', '24']], ['smoke', ['24']], ['nightly', ['24']]]));
+    const glJobs = Object.entries(gl).filter(([k, v]) => ['mock', 'smoke', 'nightly'].includes(k) && isObj(v)) as [string, Obj][];
+    expect(gitlabNodeVersions(gl, glJobs)).toEqual(new Map([['mock', ['22', '24']], ['smoke', ['24']], ['nightly', ['24']]]));
   });
 
-  test('a template naming a script, variable, flag, path or action that does not exist fails', () => {
+  test('a template naming a script, variable, flag, path or action that does not exist, or an unmaintained Node, fails', () => {
     const github = read(GITHUB);
     const gitlab = read(GITLAB);
     const edit = (text: string, from: string | RegExp, to: string) => {
@@ -316,6 +378,10 @@ test.describe('CI templates', () => {
     expectProblem(checkGithub(edit(github, 'runs-on: ubuntu-latest', 'runs_on: ubuntu-latest'), ctx), /has no `runs-on`/);
     expectProblem(checkGithub(edit(github, /(- uses: mikepenz\/action-junit-report@v4\n)\s+if: always\(\)\n/, '$1'), ctx), /has no `if: always\(\)`/);
     expectProblem(checkGithub(edit(github, 'on:\n', 'on:\n  push:\n'), ctx), /^YAML: /);
+    expectProblem(checkGithub(edit(github, 'node: [22, 24]', 'node: [20, 22]'), ctx), /job mock runs on Node 20, not one of the maintained/);
+    expectProblem(checkGithub(edit(github, 'node: [22, 24]', 'node: [22]'), ctx), /job mock does not run on Node 24/);
+    expectProblem(checkGithub(edit(github, /node-version: 24/, 'node-version: 18'), ctx), /job smoke runs on Node 18/);
+    expectProblem(checkGithub(edit(github, /(smoke:[\s\S]*?)- uses: actions\/setup-node@v4\n\s+with:\n\s+node-version: 24\n\s+cache: npm\n/, '$1'), ctx), /job smoke does not say which Node/);
 
     expectProblem(checkGitlab(edit(gitlab, '- npm run certify -- --list', '- npm run certify:smoke'), ctx), /no npm script "certify:smoke"/);
     expectProblem(checkGitlab(edit(gitlab, 'npm run certify -- --list', 'npm run certify -- --resum'), ctx), /--resum is neither/);
@@ -325,6 +391,10 @@ test.describe('CI templates', () => {
     expectProblem(checkGitlab(edit(gitlab, /\nnightly:\n/, '\nnightly-run:\n'), ctx), /no job `nightly`/);
     expectProblem(checkGitlab(edit(gitlab, /(\nsmoke:[\s\S]*?)  <<: \*reports\n/, '$1'), ctx), /job smoke has no `artifacts:reports:junit`/);
     expectProblem(checkGitlab(edit(gitlab, 'previous/reports/certification.json ]', 'prev/reports/certification.json ]'), ctx), /path "prev\/reports\/certification.json"/);
-    expectProblem(checkGitlab(edit(gitlab, /\nmock:\n  stage: test\n  rules:[\s\S]*?  script:\n    - npm run certify\n/, '\nmock:\n  stage: test\n'), ctx), /job mock has no `script`/);
+    expectProblem(checkGitlab(edit(gitlab, /\nmock:\n  stage: test\n(  #.*\n)?  image:[\s\S]*?  script:\n    - npm run certify\n/, '\nmock:\n  stage: test\n'), ctx), /job mock has no `script`/);
+    expectProblem(checkGitlab(edit(gitlab, 'image: node:24', 'image: node:20'), ctx), /job smoke runs on Node 20/);
+    expectProblem(checkGitlab(edit(gitlab, 'NODE_VERSION: ["22", "24"]', 'NODE_VERSION: ["22"]'), ctx), /job mock does not run on Node 24/);
+    expectProblem(checkGitlab(edit(gitlab, 'image: node:${NODE_VERSION}', 'image: node:${NODE}'), ctx), /job mock does not say which Node/);
+    expectProblem(checkGitlab(edit(gitlab, 'image: node:24', 'image: debian:12'), ctx), /job nightly does not say which Node/);
   });
 });

@@ -19,7 +19,7 @@ async function answered(c: MockClient, op: OperationId, body: unknown, tries = 3
   throw new Error(`${op}: no usable answer in ${tries} tries`);
 }
 
-const zeroCounts = () => Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+const zeroCounts = () => Object.fromEntries([...FAULT_KINDS, 'outage'].map((k) => [k, 0])) as Record<FaultKind | 'outage', number>;
 
 test.describe('configuration', () => {
   test('MOCK_FAULTS takes name=value parts; unset means no faults', () => {
@@ -29,12 +29,20 @@ test.describe('configuration', () => {
       '503': 0.02, reset: 0.01, lost: 0.01, latency: 120, jitter: 80, hang: 0.001, seed: 7, 'retry-after': 3,
     });
     expect(mockOptionsFromEnv({ MOCK_FAULTS: '502=1,504=0,429=0.5,revoke=1' }).faults).toEqual({ '502': 1, '504': 0, '429': 0.5, revoke: 1 });
+    expect(mockOptionsFromEnv({ MOCK_FAULTS: '503=0.01,outage-after=40,outage-seconds=2.5,outage-kind=reset' }).faults).toEqual({
+      '503': 0.01, 'outage-after': 40, 'outage-seconds': 2.5, 'outage-kind': 'reset',
+    });
+    expect(mockOptionsFromEnv({ MOCK_FAULTS: 'outage-after=1,outage-seconds=.5' }).faults).toEqual({ 'outage-after': 1, 'outage-seconds': 0.5 });
   });
 
   test('a bad MOCK_FAULTS part is a ConfigError naming the variable and the part', () => {
     const bad: Record<string, string> = {
       'bogus=1': 'bogus', '503=2': '503=2', '503=-1': '503', '503': '503', 'latency=abc': 'latency=abc', 'seed=1.5': 'seed=1.5',
       'retry-after=0.5': 'retry-after=0.5', '503=1,503=0.5': '503', 'latency=9999999': 'latency=9999999', 'reset=1e-2': 'reset=1e-2', 'hang=': 'hang=',
+      'outage-after=0,outage-seconds=1': 'outage-after=0', 'outage-after=2.5,outage-seconds=1': 'outage-after=2.5', 'outage-after=3,outage-seconds=0': 'outage-seconds=0',
+      'outage-after=3,outage-seconds=90000': 'outage-seconds=90000', 'outage-after=3,outage-seconds=1,outage-kind=down': 'outage-kind=down',
+      'outage-after=3,outage-seconds=1,outage-kind=': 'outage-kind=', 'outage-after=3': 'needs both', 'outage-seconds=2': 'needs both', 'outage-kind=reset': 'needs both',
+      'outage-after=abc,outage-seconds=1': 'outage-after=abc',
     };
     for (const [value, part] of Object.entries(bad)) {
       const read = () => mockOptionsFromEnv({ MOCK_FAULTS: value });
@@ -51,6 +59,8 @@ test.describe('configuration', () => {
     await expect(startMock({ port: 0, limiter: 'leaky' as never })).rejects.toThrow(/^limiter: /);
     await expect(startMock({ port: 0, faults: { '503': 2 } })).rejects.toThrow(/^faults: part "503=2"/);
     await expect(startMock({ port: 0, faults: { nope: 1 } as FaultSettings })).rejects.toThrow(ConfigError);
+    await expect(startMock({ port: 0, faults: { 'outage-after': 5, 'outage-seconds': 1, 'outage-kind': 'gone' as never } })).rejects.toThrow(/^faults: part "outage-kind=gone": must be one of maintenance, reset/);
+    await expect(startMock({ port: 0, faults: { 'outage-seconds': 1 } })).rejects.toThrow(/^faults: part "outage-seconds": an outage needs both/);
   });
 
   test('without faults nothing is injected and the counters stay at zero', async () => {
@@ -250,5 +260,92 @@ test('latency and jitter delay every API answer, rejections and gateway errors i
     const started = Date.now();
     expect((await c.post('moi-payment', c.build('moi-payment'))).status).toBe(504);
     expect(Date.now() - started).toBeGreaterThanOrEqual(245);
+  });
+});
+
+test.describe('outage', () => {
+  /** The call `send` makes, timed: when it started, and its answer (undefined: the connection was dropped). */
+  const timed = async (send: () => Promise<Answer>) => {
+    const at = Date.now();
+    return { at, answer: await send().then((a) => a, () => undefined) };
+  };
+
+  test('maintenance: from the n-th API call, for its seconds, every call gets 503 HTML with Retry-After, before authentication and without effect; then the mock answers as before', async () => {
+    const seconds = 2;
+    await withMock({ ...UNLIMITED, rateLimits: { bill: 1000, moi: 1000 }, style: 'table', faults: { 'outage-after': 3, 'outage-seconds': seconds, 'retry-after': 4 } }, async (c) => {
+      const subject = { BillerId: '002', AccountNumber: freshAccount() };
+      const due = cents(c.entries('bill-enquiry', await c.post('bill-enquiry', c.build('bill-enquiry', { entry: subject })))[0]!.AmountDue);
+      expect((await c.post('moi-enquiry', c.build('moi-enquiry'))).status, 'the second call: before the outage').toBe(200);
+      expect(c.mock.outage()).toEqual({ startedAt: null, endedAt: null, calls: 0 });
+
+      const third = await timed(() => c.post('bill-payment', c.billPayment(subject, 1, false)));
+      const during = [
+        third,
+        await timed(() => c.post('bill-payment', c.billPayment(subject, 1, false))),
+        // a bad token: the outage answers before authentication would refuse it
+        await timed(() => c.post('moi-payment', c.build('moi-payment'), { headers: { Authorization: 'Bearer wrong' } })),
+        await timed(() => c.post('bill-enquiry', c.build('bill-enquiry', { entry: subject }))),
+      ];
+      const started = Date.parse(c.mock.outage().startedAt!);
+      expect(started, 'the outage started at the third call').toBeGreaterThanOrEqual(third.at - 5);
+      expect(during.every((d) => d.at < started + seconds * 1000), 'these calls fell inside the span (a stalled machine would not let them)').toBe(true);
+      for (const { answer } of during) {
+        expect(answer?.status).toBe(503);
+        expect(answer!.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(answer!.body).toContain('Scheduled maintenance');
+        expect(answer!.headers.get('retry-after')).toBe('4');
+        // the real limiter never saw the call
+        expect(answer!.headers.get('x-ratelimit-limit')).toBeNull();
+      }
+      // the token endpoint stays up
+      expect(await issueToken(c.mock)).toMatch(/^mock-/);
+      expect(c.mock.outage()).toEqual({ startedAt: new Date(started).toISOString(), endedAt: null, calls: 4 });
+
+      await new Promise((r) => setTimeout(r, started + seconds * 1000 - Date.now() + 20));
+      const after = await c.post('bill-enquiry', c.build('bill-enquiry', { entry: subject }));
+      expect(after.status, 'answered as before once the span is over').toBe(200);
+      expect(cents(c.entries('bill-enquiry', after)[0]!.AmountDue), 'the payments sent during the outage debited nothing').toBe(due);
+      expect((await c.post('bill-payment', c.billPayment(subject, 1, false))).status).toBe(200);
+      expect(c.mock.outage()).toEqual({ startedAt: new Date(started).toISOString(), endedAt: new Date(started + seconds * 1000).toISOString(), calls: 4 });
+      expect(c.mock.faultCounts()).toEqual({
+        'bill-enquiry': { ...zeroCounts(), outage: 1 }, 'bill-payment': { ...zeroCounts(), outage: 2 },
+        'moi-enquiry': zeroCounts(), 'moi-payment': { ...zeroCounts(), outage: 1 },
+      });
+    });
+  });
+
+  test('reset: the connections of the span are reset; after it the calls are answered', async () => {
+    await withMock({ ...UNLIMITED, faults: { 'outage-after': 2, 'outage-seconds': 1, 'outage-kind': 'reset' } }, async (c) => {
+      expect((await c.post('moi-enquiry', c.build('moi-enquiry'))).status).toBe(200);
+      const err = await c.post('moi-enquiry', c.build('moi-enquiry')).then(() => undefined, (e: unknown) => e as Error & { cause?: { code?: string; message?: string } });
+      expect(err, 'fetch rejects').toBeDefined();
+      expect(`${err!.cause?.code ?? ''} ${err!.cause?.message ?? ''}`).toMatch(/ECONNRESET|socket hang up|other side closed|UND_ERR_SOCKET/);
+      expect(await attempt(c, 'bill-payment', c.build('bill-payment')), 'every call of the span').toBeUndefined();
+      const started = Date.parse(c.mock.outage().startedAt!);
+      await new Promise((r) => setTimeout(r, started + 1000 - Date.now() + 20));
+      expect((await c.post('moi-enquiry', c.build('moi-enquiry'))).status).toBe(200);
+      expect(c.mock.outage()).toMatchObject({ calls: 2, endedAt: new Date(started + 1000).toISOString() });
+      expect(c.mock.faultCounts()['moi-enquiry']).toEqual({ ...zeroCounts(), outage: 1 });
+      expect(c.mock.faultCounts()['bill-payment']).toEqual({ ...zeroCounts(), outage: 1 });
+    });
+  });
+
+  test('with the other faults: the seeded draws go on through the outage, so the calls around it fare as without one', async () => {
+    const faults: FaultSettings = { '503': 0.3, '429': 0.2, seed: 77 };
+    const seconds = 1.5;
+    const answers = (outage: FaultSettings) => withMock({ ...UNLIMITED, faults: { ...faults, ...outage } }, async (c) => {
+      const seen: (number | 'maintenance')[] = [];
+      for (let i = 0; i < 24; i++) {
+        if (i === 10 && outage['outage-after']) await new Promise((r) => setTimeout(r, Date.parse(c.mock.outage().startedAt!) + seconds * 1000 - Date.now() + 20));
+        const a = await c.post('bill-enquiry', c.build('bill-enquiry'));
+        seen.push(a.headers.get('content-type')?.startsWith('text/html') ? 'maintenance' : a.status);
+      }
+      return seen;
+    });
+    const without = await answers({});
+    const withOutage = await answers({ 'outage-after': 5, 'outage-seconds': seconds });
+    expect(withOutage.slice(4, 10), 'calls 5 to 10: the maintenance page').toEqual(Array(6).fill('maintenance'));
+    expect([...withOutage.slice(0, 4), ...withOutage.slice(10)]).toEqual([...without.slice(0, 4), ...without.slice(10)]);
+    expect(new Set(without), 'with this seed, the draws gave faults and answers').toEqual(new Set([200, 503, 429]));
   });
 });

@@ -1,0 +1,134 @@
+/**
+ * reports/exchanges.har: a run's every exchange (PASS cases' too) as HAR 1.2, valid against the
+ * specification's required parts (har.schema.json), masked, and part of the checksummed package; a
+ * request without an answer is an entry too; a resumed package's HAR holds the carried cases'.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { ROOT } from '../../src/paths.js';
+import { buildHar, harEntry, type Har } from '../../src/reporter/har.js';
+import { writeEvidence, writeManifest, type EvidenceRecord, type ManifestCase, type RunManifest } from '../../src/reporter/journal.js';
+import type { ExchangeRecord } from '../../src/reporter/model.js';
+import { buildPackage, writePackage } from '../../src/reporter/package.js';
+import type { Verdict } from '../../src/suite/verdicts.js';
+import { runSuite, type SuiteRun } from '../suite/run-suite.js';
+import { recordingMock, type RecordingMock } from './helpers.js';
+
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+(addFormatsModule as unknown as (a: Ajv2020) => Ajv2020)(ajv);
+const validateHar = ajv.compile(JSON.parse(readFileSync(join(import.meta.dirname, 'har.schema.json'), 'utf8')));
+const errorsOf = (har: unknown) => (validateHar(har) ? [] : validateHar.errors);
+
+const token = `tok-${randomBytes(12).toString('hex')}`;
+const clientSecret = `cs-${randomBytes(12).toString('hex')}`;
+
+test.describe('a run', () => {
+  test.describe.configure({ mode: 'serial', timeout: 180_000 });
+  let mock: RecordingMock;
+  let run: SuiteRun;
+
+  test.beforeAll(async () => {
+    test.setTimeout(180_000);
+    mock = await recordingMock({
+      accessToken: token, companyId: 'HARTEST', clientId: 'har-client', clientSecret, rateWindowSeconds: 1, rateLimits: { bill: 100, moi: 100 },
+      defects: ['account-number-25-accepted'], signaturePublicKeyPem: readFileSync(join(ROOT, 'data/test-keys/signing-public.pem'), 'utf8'),
+    });
+    run = await runSuite({
+      SADAD_BASE_URL: mock.url, SADAD_ACCESS_TOKEN: token, SADAD_COMPANY_ID: 'HARTEST', SADAD_CLIENT_ID: 'har-client', SADAD_CLIENT_SECRET: clientSecret,
+      SADAD_SIGNING_KEY: join(ROOT, 'data/test-keys/signing-private.pem'),
+      SADAD_RATE_WINDOW_SECONDS: '1', SADAD_RATE_LIMIT_BILL: '100', SADAD_RATE_LIMIT_MOI: '100', SADAD_SEED: '1212',
+      SADAD_CASES: 'bill-enquiry.req.AccountNumber.*,bill-enquiry.hdr.Authorization.*,bill-enquiry.res.*,moi-enquiry.req.BankCode.*,moi-enquiry.robust.*',
+    });
+  });
+  test.afterAll(async () => { await mock?.close(); });
+
+  test('exchanges.har is HAR 1.2 with one entry per exchange of the evidence, in time order, masked and checksummed', () => {
+    expect(run.code, run.output.slice(-2000)).toBe(1);
+    const text = readFileSync(join(run.reportsDir, 'exchanges.har'), 'utf8');
+    const har = JSON.parse(text) as Har;
+    expect(har.log.version).toBe('1.2');
+    expect(errorsOf(har)).toEqual([]);
+
+    const evidence = readdirSync(join(run.reportsDir, 'evidence')).filter((f) => f.endsWith('.json'))
+      .map((f) => JSON.parse(readFileSync(join(run.reportsDir, 'evidence', f), 'utf8')) as { id: string; verdict: Verdict; exchanges: ExchangeRecord[] });
+    expect(evidence.some((e) => e.verdict === 'PASS') && evidence.some((e) => e.verdict === 'FAIL'), 'both kinds of case in the run').toBe(true);
+    const recorded = evidence.flatMap((e) => e.exchanges.map((ex) => `${e.id} ${ex.startedAt} ${ex.request.method} ${ex.request.url} ${ex.response?.status ?? 0}`)).sort();
+    const entries = har.log.entries.map((e) => `${e._case} ${e.startedDateTime} ${e.request.method} ${e.request.url} ${e.response.status}`).sort();
+    expect(recorded.length).toBeGreaterThan(20);
+    expect(entries).toEqual(recorded);
+    const times = har.log.entries.map((e) => Date.parse(e.startedDateTime));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+
+    const failing = har.log.entries.find((e) => e._case === 'bill-enquiry.req.AccountNumber.over-limit' && e._verdict === 'FAIL')!;
+    expect(failing.comment).toMatch(/^bill-enquiry\.req\.AccountNumber\.over-limit: /);
+    expect(failing.request.postData?.mimeType).toBe('application/json');
+    expect(failing.request.bodySize).toBe(Buffer.byteLength(failing.request.postData!.text));
+    expect(failing.request.headers).toContainEqual({ name: 'Authorization', value: 'Bearer «masked»' });
+    expect(failing.response.content.text).toContain('"Status"');
+
+    for (const secret of [token, clientSecret, ...mock.signatures]) expect(text).not.toContain(secret);
+    const sums = readFileSync(join(run.reportsDir, 'certification.sha256'), 'utf8');
+    expect(sums).toMatch(/^[0-9a-f]{64} {2}exchanges\.har$/m);
+    const check = spawnSync('sha256sum', ['-c', 'certification.sha256'], { cwd: run.reportsDir, encoding: 'utf8' });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+  });
+});
+
+test('a request that got no answer is an entry with status 0 and its error; a clipped body has no size', () => {
+  const ex: ExchangeRecord = {
+    label: 'oversized', op: 'moi-enquiry', request: { method: 'POST', url: 'https://sandbox.example/api/x?a=1&b=two', headers: { 'Content-Type': 'application/json' }, body: `${'x'.repeat(64 * 1024)}… (12 more characters not recorded)` },
+    error: { kind: 'network', message: 'the target closed the connection (ECONNRESET)' }, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 12,
+  };
+  const entry = harEntry('moi-enquiry.robust.oversized-body', 'ERROR', ex, '2026-01-01T00:00:00.000Z');
+  expect(entry.response).toMatchObject({ status: 0, statusText: '', bodySize: -1, content: { size: 0, mimeType: '' } });
+  expect(entry._error).toBe('network: the target closed the connection (ECONNRESET)');
+  expect(entry.comment).toContain('no answer: network: the target closed the connection');
+  expect(entry.request.bodySize).toBe(-1);
+  expect(entry.request.queryString).toEqual([{ name: 'a', value: '1' }, { name: 'b', value: 'two' }]);
+  const har = buildHar({ cases: [], fingerprint: { startedAt: '2026-01-01T00:00:00.000Z', suite: { name: 's', version: '1' } } as never }, [{ case: 'moi-enquiry.robust.oversized-body', exchanges: [ex, { ...ex, startedAt: undefined }] }]);
+  expect(errorsOf(har)).toEqual([]);
+  expect(har.log.entries[1]!.startedDateTime, 'an exchange without its start time takes the run\'s').toBe('2026-01-01T00:00:00.000Z');
+});
+
+test('a resumed package: the HAR holds the carried cases\' exchanges beside the rerun ones', () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'sadad-har-')), 'reports');
+  const planned = (id: string): ManifestCase => ({ id, title: `${id} §4`, file: 'specs/headers.spec.ts', operation: 'bill-enquiry', family: 'headers', level: 'MUST', sections: ['4'], expectation: 'rejected', calls: { 'bill-enquiry': 1 } });
+  const day = (runId: string) => (runId === 'r1' ? '01' : '02');
+  const evidence = (id: string, runId: string, verdict: Verdict): EvidenceRecord => ({
+    id, runId, writtenBy: 'case', verdict, testStatus: verdict === 'FAIL' ? 'failed' : 'passed', finishedAt: `2026-01-${day(runId)}T00:00:10.000Z`, durationMs: 100,
+    notes: verdict === 'FAIL' ? [{ verdict: 'FAIL', text: 'accepted' }] : [], observations: {}, transient: [],
+    exchanges: [{ label: `${id} in ${runId}`, op: 'bill-enquiry', request: { method: 'POST', url: 'http://t/x', headers: {}, body: '{}' }, response: { status: 400, headers: {}, body: '{}' }, startedAt: `2026-01-${day(runId)}T00:00:01.000Z`, durationMs: 3 }],
+  });
+  const manifest = (runId: string, cases: ManifestCase[], extra: Partial<RunManifest> = {}): RunManifest => ({
+    format: 'sadad-run', formatVersion: 1, runId, startedAt: `2026-01-${day(runId)}T00:00:00.000Z`,
+    identity: { suiteCommit: null, schemaHash: `sha256:${'1'.repeat(64)}`, target: 'embedded mock', profile: 'full', limits: { windowSeconds: 1, bill: 10, moi: 3 }, selection: { cases: null, skipCases: null, args: null } },
+    suite: { name: 'sadad-conformance', version: '0.1.0', commit: null, localChanges: null }, schemaFiles: [], seed: '1',
+    target: { url: null, profile: 'embedded mock' }, baselineFile: null, playwright: '1', node: 'v20', resume: null, cases, ...extra,
+  });
+  const cases = [planned('bill-enquiry.a'), planned('bill-enquiry.b')];
+  writeManifest(dir, manifest('r1', cases));
+  writeEvidence(dir, evidence('bill-enquiry.a', 'r1', 'PASS'));
+  writeEvidence(dir, evidence('bill-enquiry.b', 'r1', 'FAIL'));
+  writePackage(dir, buildPackage(dir, manifest('r1', cases)));
+  // --rerun-failed: the package set aside in previous/, b run again
+  const previous = join(dir, 'previous');
+  mkdirSync(join(previous, 'evidence'), { recursive: true });
+  for (const f of ['certification.json', 'run.json', 'evidence/bill-enquiry.a.json', 'evidence/bill-enquiry.b.json']) writeFileSync(join(previous, f), readFileSync(join(dir, f)));
+  const m2 = manifest('r2', [cases[1]!], { resume: { from: 'previous', runIds: ['r1'], rerun: ['bill-enquiry.b'] } });
+  m2.end = { finishedAt: '2026-01-02T00:01:00.000Z', status: 'passed', durationMs: 60_000, errors: [] };
+  writeManifest(dir, m2);
+  writeEvidence(dir, evidence('bill-enquiry.b', 'r2', 'PASS'));
+  writePackage(dir, buildPackage(dir, m2));
+  const har = JSON.parse(readFileSync(join(dir, 'exchanges.har'), 'utf8')) as Har;
+  expect(errorsOf(har)).toEqual([]);
+  expect(har.log.entries.map((e) => [e._case, e._label, e._verdict])).toEqual([
+    ['bill-enquiry.a', 'bill-enquiry.a in r1', 'PASS'],
+    ['bill-enquiry.b', 'bill-enquiry.b in r2', 'PASS'],
+  ]);
+});
