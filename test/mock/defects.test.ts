@@ -4,6 +4,7 @@
  * mock running it (and that it bends only what it names), and one showing that a mock without
  * defects passes none of the probes.
  */
+import { RequestGenerator } from '../../src/generators/requests.js';
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -296,13 +297,17 @@ const PROBES: Record<DefectName, Probe> = {
     },
   },
   'message-wrapper-everywhere': {
+    // in-band errors: a generated payment is refused with a 200 whose body is rendered (and wrapped) like any answer
+    options: { errors: 'in-band' },
     shows: async (c) => {
-      const { answer } = await paidFee(c);
-      expect(Object.keys(answer.body)).toEqual(['Message']);
-      const enquiry = await c.enquireFee(feeSubject());
-      expect(rootOf(c, 'moi-enquiry', enquiry), 'the MOI enquiry is wrapped too').toBeUndefined();
-      const root = tagsOf(operation('moi-enquiry'), c.options.tagPrefix).responseRoot;
-      expect((enquiry.body as { Message: Record<string, { MessageType: string }> }).Message[root]!.MessageType).toBe('SADADMOI');
+      // every operation's answer is wrapped, payments included
+      for (const op of ['bill-enquiry', 'bill-payment', 'moi-enquiry', 'moi-payment'] as const) {
+        const answer = await c.post(op, new RequestGenerator({ seed: 3 }).build(op));
+        const root = tagsOf(operation(op), c.options.tagPrefix).responseRoot;
+        expect(answer.status, op).toBe(200);
+        expect(Object.keys(answer.body as object), op).toEqual(['Message']);
+        expect((answer.body as { Message: Record<string, { MessageType: string }> }).Message[root]!.MessageType, op).toBe(operation(op).transactionType);
+      }
     },
   },
   'timestamp-with-zone': {

@@ -1,0 +1,86 @@
+/**
+ * A sandbox that goes down mid-run (issue 18, item 3): redeploys and maintenance pages are common in
+ * a 46-minute run. The whole run pauses while the target is away, one probe a window watches for
+ * its return, and no case is ERROR because of it; past SADAD_MAX_OUTAGE_SECONDS the run stops,
+ * resumable. The mock's outage fault (MOCK_FAULTS outage-after, outage-seconds, outage-kind) is the
+ * target going down, after a set number of calls so that it lands mid-run however fast the run is.
+ * Windows of 0.25 s (LOADED_WINDOW: these runs share the machine with npm test's others), the real
+ * limits; 8 windows are 2 s.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { startMock } from '../../src/mock/index.js';
+import type { CertificationReport } from '../../src/reporter/model.js';
+import { certify } from '../reporter/helpers.js';
+import { LOADED_WINDOW } from './run-suite.js';
+
+test.describe.configure({ timeout: 240_000 });
+
+const WINDOW = Number(LOADED_WINDOW.MOCK_RATE_WINDOW_SECONDS);
+const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as CertificationReport;
+
+for (const kind of ['maintenance', 'reset'] as const) {
+  test(`a conformant target down for 8 windows mid-run (${kind === 'maintenance' ? 'a 503 maintenance page' : 'connections reset'}) certifies with 0 ERROR; the outage is in the package`, async () => {
+    const run = await certify({ ...LOADED_WINDOW, MOCK_FAULTS: `outage-after=150,outage-seconds=${8 * WINDOW},outage-kind=${kind}`, SADAD_SEED: '18' });
+    const r = readReport(run.reportsDir);
+    expect(r.counts.byVerdict.ERROR, run.output.slice(-3000)).toBe(0);
+    expect(r.outcome.certifies, r.outcome.summary).toBe(true);
+    expect(run.code).toBe(0);
+    const outages = r.observations.availability.outages;
+    expect(outages, 'the run saw one outage, and it ended').toHaveLength(1);
+    const o = outages[0]!;
+    expect(o.end).not.toBeNull();
+    expect(o.gaveUp).toBe(false);
+    expect(o.probes, 'probed until it answered').toBeGreaterThanOrEqual(2);
+    expect(Object.keys(o.kinds)).toEqual(kind === 'maintenance' ? ['HTTP 503'] : ['reset']);
+    // it lasted about as long as the mock was down (its start is the first failure, its end the first answered probe)
+    expect(o.durationMs).toBeGreaterThanOrEqual(8 * WINDOW * 1000 - 300);
+    expect(o.durationMs).toBeLessThan(8 * WINDOW * 1000 + 5_000);
+    expect(r.observations.availability.summary).toMatch(/1 outage \(\d+ s\)/);
+    expect(run.output).toMatch(/outage: the target has been down since/);
+    expect(run.output).toMatch(/outage: the target is back at .* the run goes on where it stopped/);
+    // failures inside the outage were not counted against any case: every fault a case met was got past
+    const faults = r.cases.flatMap((c) => c.transient);
+    expect(faults.length).toBeGreaterThan(0);
+    expect(faults.filter((f) => !f.recovered)).toEqual([]);
+    const html = readFileSync(join(run.reportsDir, 'certification.html'), 'utf8');
+    expect(html).toContain('<h4>Outages</h4>');
+  });
+}
+
+test('an outage longer than SADAD_MAX_OUTAGE_SECONDS stops the run, resumable: the unfinished cases NOT_RUN, then --resume certifies', async () => {
+  // one mock for both runs, reached as a configured target: down from its 150th call for 6 s
+  const mock = await startMock({ port: 0, rateWindowSeconds: WINDOW, faults: { 'outage-after': 150, 'outage-seconds': 6, 'outage-kind': 'maintenance' } });
+  const o = mock.options;
+  const env = {
+    SADAD_BASE_URL: mock.url, SADAD_ACCESS_TOKEN: o.accessToken, SADAD_COMPANY_ID: o.companyId, SADAD_CLIENT_ID: o.clientId, SADAD_CLIENT_SECRET: o.clientSecret,
+    SADAD_RATE_WINDOW_SECONDS: String(WINDOW), SADAD_PAYMENTS: 'on', SADAD_SEED: '18', SADAD_MAX_OUTAGE_SECONDS: '1',
+  };
+  try {
+    const first = await certify(env);
+    const r = readReport(first.reportsDir);
+    expect(first.code, first.output.slice(-3000)).not.toBe(0);
+    expect(r.counts.byVerdict.ERROR, 'the outage made no case ERROR').toBe(0);
+    expect(r.counts.byVerdict.NOT_RUN).toBeGreaterThan(0);
+    const outage = r.observations.availability.outages[0]!;
+    expect(outage.gaveUp).toBe(true);
+    expect(outage.end).toBeNull();
+    expect(first.output).toMatch(/outage: the target went down at .* and is still down after .*SADAD_MAX_OUTAGE_SECONDS=1\): the run stops; .*npm run certify -- --resume. continues where it stopped/);
+    const notRun = r.cases.find((c) => c.verdict === 'NOT_RUN')!;
+    expect(r.outcome.reasons.join(' ')).toMatch(/the target went down at .* so the run stopped; once it is back, `npm run certify -- --resume` continues/);
+    expect(notRun.notes[0]!.text).toMatch(/did not run|interrupted/);
+    expect(r.outcome.certifies).toBe(false);
+
+    // once the target is back, the resume finishes the run and the merged package certifies
+    await expect.poll(() => mock.outage().endedAt !== null, { timeout: 30_000 }).toBe(true);
+    const resumed = await certify(env, ['--resume'], join(first.reportsDir, '..'));
+    const merged = readReport(resumed.reportsDir);
+    expect(resumed.code, resumed.output.slice(-3000)).toBe(0);
+    expect(merged.outcome.certifies).toBe(true);
+    expect(merged.runs).toHaveLength(2);
+    expect(merged.observations.availability.outages.map((x) => x.gaveUp), 'the merged package keeps the first run\'s outage').toEqual([true]);
+  } finally {
+    await mock.close();
+  }
+});
