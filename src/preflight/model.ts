@@ -4,9 +4,13 @@
  * package's "Connection" section and `npm run doctor` render it.
  */
 import type { Exchange } from '../client/exchange.js';
+import { operations } from '../contract/catalogue.js';
 
 /** A call as the evidence records it (masked), without the parsed body. */
 export type PreflightExchange = Omit<Exchange, 'json' | 'parseError'> & { curl?: string };
+
+/** The preflight's API calls: one per operation (an enquiry each; each payment a request to be refused). */
+export const PREFLIGHT_CALLS: Readonly<Record<string, number>> = Object.fromEntries(operations.map((op) => [op.id, 1]));
 
 export type StepId = 'configuration' | 'dns' | 'tcp' | 'tls' | 'token' | 'operations' | 'clock';
 export type StepStatus = 'ok' | 'warning' | 'blocking' | 'skipped';

@@ -6,6 +6,7 @@
 import type { Limits, PlanContext } from '../suite/plan.js';
 import { describePayments, paymentPlan, paymentsSettled, type PaymentPlan } from '../suite/payment-guard.js';
 import { familyIds, operationIds } from './model.js';
+import { PREFLIGHT_CALLS } from '../preflight/model.js';
 
 export interface PlannedCase {
   id: string;
@@ -34,6 +35,8 @@ export interface Plan {
    * calls once per worker that can draw one of its cases.
    */
   calls: Record<string, number>;
+  /** The preflight's calls in `calls` (before the first case, against a configured target), or null. */
+  preflight: Record<string, number> | null;
   /** The shared calls in `calls`: per key, how many workers make them. */
   shared: { key: string; calls: Record<string, number>; times: number }[];
   /** Cases that will send nothing (NOT_APPLICABLE): no signer, or SADAD_PAYMENTS=off. */
@@ -66,6 +69,8 @@ export function planOf(cases: PlannedCase[], limits: Limits, context: PlanContex
   // a worker that draws none of a key's cases never makes its calls: a small selection spares some workers
   const shared = [...sharing].map(([key, s]) => ({ key, calls: s.calls, times: Math.min(Math.max(1, context.workers), s.cases) }));
   for (const s of shared) for (const [op, n] of Object.entries(s.calls)) calls[op] = (calls[op] ?? 0) + n * s.times;
+  const preflight = context.preflight ? { ...PREFLIGHT_CALLS } : null;
+  for (const [op, n] of Object.entries(preflight ?? {})) calls[op] = (calls[op] ?? 0) + n;
   const perOperation: Record<string, number> = {};
   let seconds = 0;
   let bound: string | null = null;
@@ -75,7 +80,9 @@ export function planOf(cases: PlannedCase[], limits: Limits, context: PlanContex
     perOperation[op] = Math.ceil(n / limit) * limits.windowSeconds;
     if (perOperation[op]! > seconds) { seconds = perOperation[op]!; bound = op; }
   }
-  return { cases, byOperation, byFamily, calls, shared, notApplicable: cases.length - sending.length, context, limits, payments: paymentPlan(sending), estimate: { seconds, bound, perOperation } };
+  // the preflight's payment calls are refused by design: counted as calls, never as payments
+  const payments = paymentPlan([...sending, ...(preflight ? [{ calls: preflight }] : [])]);
+  return { cases, byOperation, byFamily, calls, preflight, shared, notApplicable: cases.length - sending.length, context, limits, payments, estimate: { seconds, bound, perOperation } };
 }
 
 export function formatDuration(seconds: number): string {
@@ -120,6 +127,7 @@ export function formatPlan(plan: Plan, options: { listCases: boolean }): string 
     lines.push(`  including calls made once per worker (${plan.context.workers} worker${plan.context.workers === 1 ? '' : 's'}) and shared by its cases:`);
     for (const s of plan.shared) lines.push(`    ${s.key}: ${Object.entries(s.calls).map(([op, n]) => `${op} ${n}`).join(', ')} x ${s.times}`);
   }
+  if (plan.preflight) lines.push(`  including the preflight's call per operation before the first case (SADAD_PREFLIGHT=off leaves it out)`);
   if (plan.notApplicable) lines.push(`  ${plan.notApplicable} case${plan.notApplicable === 1 ? '' : 's'} will send nothing (NOT_APPLICABLE: ${[!plan.context.signer && 'no signer is configured', !plan.context.payments && 'SADAD_PAYMENTS=off'].filter(Boolean).join(', ')})`);
   lines.push('');
   lines.push(`Estimated wall time: ${formatDuration(plan.estimate.seconds)}` +

@@ -29,7 +29,7 @@ import { SadadClient } from '../client/client.js';
 import { loadSigner } from '../client/signer.js';
 import { closeDispatcher } from '../net/index.js';
 import { RemotePacer } from '../pacer/remote.js';
-import { formatStopped, PREFLIGHT_FILE, runPreflight, findingLines, type PreflightReport } from '../preflight/index.js';
+import { formatStopped, PREFLIGHT_CALLS, PREFLIGHT_FILE, runPreflight, findingLines, type PreflightReport } from '../preflight/index.js';
 import { writeFileAtomic } from '../reporter/atomic.js';
 import { runIdentity } from '../reporter/identity.js';
 import { writeManifest } from '../reporter/journal.js';
@@ -44,7 +44,8 @@ import { OUTAGE_KINDS, type Outage, type OutageOptions } from '../pacer/outage.j
 import { RequestGenerator } from '../generators/requests.js';
 import type { OperationId } from '../contract/catalogue.js';
 import { planOf } from '../reporter/plan.js';
-import { plannedLimits } from './plan.js';
+import { plannedContext, plannedLimits } from './plan.js';
+import type { FullConfig } from '@playwright/test';
 import { plannedCaseDefinitions } from './cases.js';
 import { tokenSource } from './runtime.js';
 import type { SuiteConfig } from '../config/index.js';
@@ -65,7 +66,7 @@ function stopOn(e: unknown): never {
   process.exit(2);
 }
 
-export default async function globalSetup(): Promise<() => Promise<void>> {
+export default async function globalSetup(playwright?: FullConfig): Promise<() => Promise<void>> {
   if (process.env.SADAD_DRY_RUN === '1' || process.env.SADAD_DRY_RUN === 'true') {
     // a raw `playwright test` would run for real: the dry run goes through the certify wrapper
     console.error('\nSADAD_DRY_RUN is set: run the dry run with `npm run certify` (or `npm run certify -- --list`). Nothing was sent.\n');
@@ -87,12 +88,17 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     // the cases that will send something, as the dry run counts them (reporter/plan.ts)
     const context = { workers: 1, signer: !!(config.signer || config.signingKey), payments: config.payments };
     const planned = allCases().map(([def]) => def).filter((def) => selected(def.id) && applicable({ needs: needsOf(def) }, context));
-    console.error(`\n${guardMessage(paymentPlan(planned.map((d) => ({ calls: d.calls ?? { [d.op]: 1 }, payments: d.payments }))), maskText(config.baseUrl ?? ''))}\n`);
+    // the preflight's payment calls are refused by design: counted as calls, never as payments
+    const preflightCalls = config.preflight ? [{ calls: { ...PREFLIGHT_CALLS } }] : [];
+    console.error(`\n${guardMessage(paymentPlan([...planned.map((d) => ({ calls: d.calls ?? { [d.op]: 1 }, payments: d.payments })), ...preflightCalls]), maskText(config.baseUrl ?? ''))}\n`);
     process.exit(2);
   }
   process.env.SADAD_RUN_ID ??= `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
   // decided before the embedded mock's address is set: a configured target gets a preflight, the embedded mock none (unless asked)
   const preflight = config.preflight;
+  // said explicitly, so that the reporter and the workers, who read the configuration after the embedded
+  // mock's address is set, agree (the plan counts the preflight's calls only when it runs)
+  process.env.SADAD_PREFLIGHT = preflight ? 'on' : 'off';
   // evidence of an earlier run must not mix with this one's
   rmSync(join(reportsDir(), 'evidence'), { recursive: true, force: true });
   rmSync(join(reportsDir(), PREFLIGHT_FILE), { force: true });
@@ -123,7 +129,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   console.log(`target ${target} (${process.env.SADAD_TARGET_PROFILE}); seed ${config.seed}${config.seedFromEnv ? '' : ' (random; set SADAD_SEED to replay)'}; ` +
     `limits bill ${config.rateLimits.bill}, MOI ${config.rateLimits.moi} per ${config.rateWindowSeconds} s`);
   if (preflight) {
-    const stopped = await preflightOrStop(config, coordinator.url, targetData, identity);
+    const stopped = await preflightOrStop(config, coordinator.url, targetData, identity, playwright?.workers ?? 1);
     if (stopped) {
       await coordinator.close();
       for (const close of closers.reverse()) await close();
@@ -191,7 +197,7 @@ async function outageWatcher(config: SuiteConfig, targetData: TargetData | undef
  * finds the run cannot succeed, the package is written here, every planned case NOT_RUN with the
  * reason, and true is returned: the run stops before its first case.
  */
-async function preflightOrStop(config: SuiteConfig, pacerUrl: string, targetData: TargetData | undefined, identity: ReturnType<typeof runIdentity>): Promise<boolean> {
+async function preflightOrStop(config: SuiteConfig, pacerUrl: string, targetData: TargetData | undefined, identity: ReturnType<typeof runIdentity>, workers: number): Promise<boolean> {
   const dir = reportsDir();
   const runId = process.env.SADAD_RUN_ID!;
   const planned = plannedCaseDefinitions(caseFilter());
@@ -220,7 +226,7 @@ async function preflightOrStop(config: SuiteConfig, pacerUrl: string, targetData
     id: def.id, title: `${def.id} §${def.sections.join(' §')}`, file, operation: def.op, family: def.family, level: def.level,
     sections: def.sections, expectation: def.expectation, calls: def.calls ?? { [def.op]: 1 },
   }));
-  const manifest = newRunManifest({ runId, dir, identity, playwright: version, cases });
+  const manifest = newRunManifest({ runId, dir, identity, playwright: version, cases, planContext: { ...plannedContext(workers), preflight: true } });
   manifest.end = { finishedAt: new Date().toISOString(), status: 'preflight', durationMs: report.durationMs, errors: [] };
   writeManifest(dir, manifest);
   writePackage(dir, buildPackage(dir, manifest));

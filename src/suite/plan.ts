@@ -37,13 +37,16 @@ export function plannedLimits(env: NodeJS.ProcessEnv = process.env): Limits {
   return { windowSeconds, perOperation, source };
 }
 
-/** What a plan assumes of the run besides its limits: the worker count, and whether a signer and payments are configured. */
-export interface PlanContext { workers: number; signer: boolean; payments: boolean }
+/**
+ * What a plan assumes of the run besides its limits: the worker count, whether a signer and
+ * payments are configured, and whether the preflight's call per operation comes first.
+ */
+export interface PlanContext { workers: number; signer: boolean; payments: boolean; preflight?: boolean }
 
 /** The plan's context for a run of `workers` workers, as the environment configures it (a ConfigError like `plannedLimits`). */
 export function plannedContext(workers: number, env: NodeJS.ProcessEnv = process.env): PlanContext {
   const config = configFromEnv(env);
-  return { workers, signer: !!(config.signer || config.signingKey), payments: config.payments };
+  return { workers, signer: !!(config.signer || config.signingKey), payments: config.payments, preflight: config.preflight };
 }
 
 /** One group's limit, for the planned calls of a case; the defaults when the configuration is broken (the global setup reports it). */

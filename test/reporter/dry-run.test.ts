@@ -98,8 +98,12 @@ test('the dry run\'s payment figures are the payments guard\'s for the same plan
     expect(dry.output).toContain('including calls made once per worker (3 workers) and shared by its cases:');
     expect(dry.output).toMatch(/^ {4}payable base: bill-payment: bill-enquiry 1 x 3$/m);
     expect(dry.output).toMatch(/^ {4}payable base: moi-payment: moi-enquiry 1 x 3$/m);
+    // and, against a configured target, the preflight's call per operation before the first case
+    expect(dry.output).toContain("including the preflight's call per operation before the first case");
     const lines = Object.fromEntries(callLines(dry.output).map((l) => [l.op, l.calls]));
-    expect(lines).toEqual({ ...sums, 'bill-enquiry': sums['bill-enquiry']! + 3, 'moi-enquiry': sums['moi-enquiry']! + 3 });
+    expect(lines).toEqual({ 'bill-enquiry': sums['bill-enquiry']! + 3 + 1, 'bill-payment': sums['bill-payment']! + 1, 'moi-enquiry': sums['moi-enquiry']! + 3 + 1, 'moi-payment': sums['moi-payment']! + 1 });
+    const off = await certify({ ...env, SADAD_DRY_RUN: '1', SADAD_PREFLIGHT: 'off' }, ['--workers', '3']);
+    expect(Object.fromEntries(callLines(off.output).map((l) => [l.op, l.calls]))).toEqual({ ...sums, 'bill-enquiry': sums['bill-enquiry']! + 3, 'moi-enquiry': sums['moi-enquiry']! + 3 });
   } finally {
     await target.close();
   }

@@ -1,0 +1,85 @@
+/**
+ * Honest verdicts that spend no call in vain (issue 18, item 4), against three targets that fail
+ * in a systemic way: every path answers 404 (no vacuous PASS), every answer is wrapped in Message
+ * (one defect reads as one cause, no ERROR), every successful enquiry is flagged as failed (the
+ * cases built on an enquiry stop trying once it has been refused three times in a row, so the run
+ * costs no more than a clean one).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import Fastify from 'fastify';
+import type { CertificationReport } from '../../src/reporter/model.js';
+import { allCases } from '../../src/suite/cases.js';
+import { runSuite, LOADED_WINDOW } from './run-suite.js';
+
+test.describe.configure({ timeout: 240_000 });
+
+const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as CertificationReport;
+
+/** The rule families whose cases send something the target must refuse. */
+const REJECTION_FAMILIES = new Set(['required-fields', 'transaction-type', 'account-number', 'headers', 'robustness']);
+
+test('a target that answers 404 to everything: 0 PASS on its rejection cases, which are INCONCLUSIVE under the cause of the case testing acceptance', async () => {
+  let calls = 0;
+  const app = Fastify();
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.all('/*', async (_req, reply) => { calls++; return reply.code(404).send({ errorCode: 'MW-404', errorMessage: 'NOT FOUND' }); });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const run = await runSuite({
+      SADAD_BASE_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, SADAD_ACCESS_TOKEN: 'tok-0123456789', SADAD_COMPANY_ID: 'X',
+      // the preflight would stop this run (test/preflight): here the cases themselves must not pass on it
+      SADAD_PREFLIGHT: 'off', SADAD_RATE_WINDOW_SECONDS: '1', SADAD_RATE_LIMIT_BILL: '1000', SADAD_RATE_LIMIT_MOI: '1000',
+    });
+    const r = readReport(run.reportsDir);
+    expect(run.code).toBe(1);
+    const rejectionCases = r.cases.filter((c) => REJECTION_FAMILIES.has(c.family) && !c.id.endsWith('.oversized-body') && !/\.at-limit$|client-headers/.test(c.id));
+    expect(rejectionCases.length).toBeGreaterThan(300);
+    expect(rejectionCases.filter((c) => c.verdict === 'PASS').map((c) => c.id), 'a target that accepts nothing proves no rejection').toEqual([]);
+    expect(r.counts.byVerdict.PASS, 'only the oversized bodies (a 4xx is all they ask) pass').toBeLessThanOrEqual(4);
+    // the vacuous ones name the case that tests acceptance, and count under its cause
+    const vacuous = r.cases.find((c) => c.id === 'bill-enquiry.req.BillerId.missing')!;
+    expect(vacuous.verdict).toBe('INCONCLUSIVE');
+    expect(vacuous.notes.find((n) => n.verdict === 'INCONCLUSIVE')!.testedBy).toBe('bill-enquiry.res.schema');
+    expect(r.causes.length, r.causes.map((c) => c.signature).join('\n')).toBeLessThanOrEqual(5);
+    expect(r.counts.byVerdict.ERROR).toBe(0);
+    // spent no call in vain: once acceptance was refused three times in a row, the cases built on it stopped sending
+    expect(calls, 'far fewer calls than the ~530 of a full run').toBeLessThan(350);
+  } finally {
+    await app.close();
+  }
+});
+
+test('a target whose every answer is wrapped in Message: at most 10 causes (here one), no ERROR', async () => {
+  const run = await runSuite({ ...LOADED_WINDOW, MOCK_DEFECTS: 'message-wrapper-everywhere', SADAD_SEED: '18' });
+  const r = readReport(run.reportsDir);
+  expect(r.counts.byVerdict.ERROR, run.output.slice(-2000)).toBe(0);
+  expect(r.causes.length, r.causes.map((c) => c.signature).join('\n')).toBeLessThanOrEqual(10);
+  const top = r.causes[0]!;
+  expect(top.signature).toContain('wrapped in a Message object');
+  expect(top.operations.sort(), 'one cause across the operations').toEqual(['bill-enquiry', 'bill-payment', 'moi-enquiry', 'moi-payment']);
+  expect(top.verdicts.FAIL).toBeGreaterThan(4);
+  // the per-rule findings beneath it: the root-tag rule among them, and the rules it kept from being checked
+  expect(top.findings.map((f) => f.family)).toEqual(expect.arrayContaining(['root-tag', 'response-schema', 'required-fields']));
+  expect(r.cases.filter((c) => c.verdict === 'FAIL').every((c) => c.notes.some((n) => n.cause === top.signature))).toBe(true);
+});
+
+test('a target that flags every success as failed: the cases built on an enquiry stop trying, and the run costs at most 1.1 times a clean one', async () => {
+  const window = Number(LOADED_WINDOW.MOCK_RATE_WINDOW_SECONDS);
+  const run = await runSuite({ ...LOADED_WINDOW, MOCK_DEFECTS: 'enquiry-success-failing', SADAD_SEED: '18' });
+  const r = readReport(run.reportsDir);
+  expect(r.counts.byVerdict.ERROR, run.output.slice(-2000)).toBe(0);
+  expect(r.causes.length, r.causes.map((c) => c.signature).join('\n')).toBeLessThanOrEqual(3);
+  const pacing = JSON.parse(readFileSync(join(run.reportsDir, 'pacing.json'), 'utf8')) as { operations: Record<string, { calls: number }> };
+  // at the real limits a run lasts as long as its busiest operation's calls take: ceil(calls / limit) windows
+  const limits: Record<string, number> = { 'bill-enquiry': 10, 'bill-payment': 10, 'moi-enquiry': 3, 'moi-payment': 3 };
+  const bound = (calls: Record<string, number>) => Math.max(...Object.entries(calls).map(([op, n]) => Math.ceil(n / limits[op]!))) * window;
+  const sent = Object.fromEntries(Object.entries(pacing.operations).map(([op, s]) => [op, s.calls]));
+  // a clean run sends what its cases plan (test/suite/plan-vs-sent.ts holds the plan to that)
+  const clean: Record<string, number> = {};
+  for (const [def] of allCases()) for (const [op, n] of Object.entries(def.calls ?? { [def.op]: 1 })) clean[op] = (clean[op] ?? 0) + n;
+  expect(bound(sent), `sent ${JSON.stringify(sent)} against a clean run's ${JSON.stringify(clean)}`).toBeLessThanOrEqual(1.1 * bound(clean));
+  expect(sent['moi-enquiry']!, 'the MOI enquiries it used to spend on a base that never came').toBeLessThan(clean['moi-enquiry']!);
+});
