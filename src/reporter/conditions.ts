@@ -21,6 +21,9 @@ export function acceptedOperations(cases: CaseReport[], preflight: PreflightRepo
   return new Set([...cases.flatMap((c) => c.accepted ?? []), ...(preflight?.accepted ?? [])]);
 }
 
+/** The note a vacuous PASS gains: how its evidence file and the package say the same. */
+export const VACUOUS_CAUSE = (op: string) => `precondition: ${op} accepted nothing in this run`;
+
 /** Applies the condition: returns the cases, those whose rejection PASS was vacuous now INCONCLUSIVE. */
 export function applyAcceptanceCondition(cases: CaseReport[], preflight: PreflightReport | null, evidenceDirOf: (c: CaseReport) => string): CaseReport[] {
   const accepted = acceptedOperations(cases, preflight);
@@ -36,7 +39,7 @@ export function applyAcceptanceCondition(cases: CaseReport[], preflight: Preflig
       ...c,
       verdict: 'INCONCLUSIVE' as const,
       testStatus: 'failed',
-      notes: [...c.notes, { verdict: 'INCONCLUSIVE' as const, text, cause: `precondition: ${op} accepted nothing in this run`, testedBy }],
+      notes: [...c.notes, { verdict: 'INCONCLUSIVE' as const, text, cause: VACUOUS_CAUSE(op), testedBy }],
       attempts: c.attempts.map((a, i) => (i === c.attempts.length - 1 ? { ...a, verdict: 'INCONCLUSIVE' as const } : a)),
       exchanges,
     };

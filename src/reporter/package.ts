@@ -19,14 +19,14 @@ import { caseFromEvidence, caseNotRun, howItEnded, manifestCaseOf, maskExchange 
 import { renderHtml } from './html.js';
 import { buildHar, HAR_FILE, renderHar } from './har.js';
 import { isNarrowed, type RunIdentity } from './identity.js';
-import { EVIDENCE_DIR, JournalError, readEvidence, readManifest, type ManifestCase, type RunManifest } from './journal.js';
+import { EVIDENCE_DIR, JournalError, readEvidence, readManifest, writeEvidence, type ManifestCase, type RunManifest } from './journal.js';
 import { changedVerdicts, mergeCases, mergeRuns, totalCalls } from './merge.js';
 import {
   aggregateObservations, buildCounts, buildMatrix, classifyWaivers, decideOutcome, errorBodyShapes, familyIds, operationIds, planSummary,
   SPEC_SECTIONS, FORMAT, FORMAT_VERSION, type CaseReport, type CertificationReport, type ExchangeRecord, type Fingerprint, type RunSummary,
 } from './model.js';
 import { planOf } from './plan.js';
-import { applyAcceptanceCondition } from './conditions.js';
+import { applyAcceptanceCondition, VACUOUS_CAUSE } from './conditions.js';
 import { parseOutages, spanText, type Availability } from './availability.js';
 import { PREFLIGHT_FILE, PREFLIGHT_FORMAT, type PreflightReport } from '../preflight/model.js';
 
@@ -253,6 +253,15 @@ export function writePackage(dir: string, built: BuiltPackage): void {
       copyFileSync(from, temp);
       renameSync(temp, to);
     } else rmSync(to, { force: true });
+  }
+  // a PASS the whole run showed vacuous (conditions.ts): its evidence file says what the package says
+  for (const c of built.report.cases) {
+    if (c.verdict !== 'INCONCLUSIVE' || !c.requires || !c.evidenceFile) continue;
+    const ev = readEvidence(dir, c.id);
+    if (!ev || ev.verdict === 'INCONCLUSIVE') continue;
+    const added = c.notes.find((n) => n.cause === VACUOUS_CAUSE(c.requires!.acceptance));
+    if (!added) continue;
+    writeEvidence(dir, { ...ev, verdict: 'INCONCLUSIVE', testStatus: 'failed', notes: [...(ev.notes ?? []), added] });
   }
   // every string was masked on its way in; the whole text once more, for secrets only known now
   writeFileAtomic(join(dir, PACKAGE_FILE), maskText(JSON.stringify(built.report, null, 2)) + '\n');

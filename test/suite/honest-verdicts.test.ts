@@ -43,6 +43,13 @@ test('a target that answers 404 to everything: 0 PASS on its rejection cases, wh
     const vacuous = r.cases.find((c) => c.id === 'bill-enquiry.req.BillerId.missing')!;
     expect(vacuous.verdict).toBe('INCONCLUSIVE');
     expect(vacuous.notes.find((n) => n.verdict === 'INCONCLUSIVE')!.testedBy).toBe('bill-enquiry.res.schema');
+    // and its evidence file says the same as the package (the whole run's evidence decided it)
+    const evidence = JSON.parse(readFileSync(join(run.reportsDir, 'evidence', 'bill-enquiry.req.BillerId.missing.json'), 'utf8')) as { verdict: string };
+    expect(evidence.verdict).toBe('INCONCLUSIVE');
+    for (const c of r.cases) {
+      const ev = JSON.parse(readFileSync(join(run.reportsDir, 'evidence', `${c.id}.json`), 'utf8')) as { verdict: string };
+      expect(ev.verdict, c.id).toBe(c.verdict);
+    }
     expect(r.causes.length, r.causes.map((c) => c.signature).join('\n')).toBeLessThanOrEqual(5);
     expect(r.counts.byVerdict.ERROR).toBe(0);
     // spent no call in vain: once acceptance was refused three times in a row, the cases built on it stopped sending
