@@ -1,6 +1,6 @@
 /**
  * The sample client's flows: every scenario of the mock's magic values, played the way a careful
- * integration plays them. Run with `npx tsx examples/client/run.ts` (configuration: README.md).
+ * integration plays them. Run with `npx tsx examples/client/run.ts` (configuration: docs/configuration.md).
  *
  * One line per step; lines indented by four spaces are the calls themselves. Exit codes: 0 the
  * flows ran (expected refusals included), 1 the client broke (an exception, or a flow that could

@@ -5,7 +5,7 @@
  *
  * Standalone on purpose: node built-ins only (global fetch, node:crypto), so an integrator can copy
  * this directory into their own code base. Configuration comes from environment variables
- * (`configFromEnv`); see README.md.
+ * (`configFromEnv`); see docs/configuration.md.
  *
  * The rules it follows:
  * - every call: `Content-Type`, `Authorization: Bearer`, `CompanyId`, `<prefix>ReferenceID` (fresh

@@ -18,7 +18,7 @@ export const MOCK_DEFAULTS = { accessToken: 'mock-access-token-0123456789', comp
 /**
  * Window of the embedded mock when the user sets none. The rules need the real limits (10 and 3) in
  * some window, not a 60 s one; a short window makes a full run take seconds. Chosen by measurement
- * (`npm run bench:pacing -- --window ... --load 0,2`): see README, "The embedded mock's window".
+ * (`npm run bench:pacing -- --window ... --load 0,2`): see docs/running.md, "The embedded mock's window".
  */
 export const EMBEDDED_MOCK_WINDOW_SECONDS = 0.05;
 

@@ -24,6 +24,7 @@ import type { CertInfo, NetFailure } from '../net/index.js';
 import { connectTcp, firstHop, handshake, openTunnel, resolveHost, trustFailure, type TlsResult } from '../net/inspect.js';
 import { clockSkew, diagnoseProbes, probeLine, type Probe } from './diagnose.js';
 import { classify } from '../client/outcome.js';
+import { curlCommand, curlOptionsOf } from '../client/curl.js';
 import { PREFLIGHT_FORMAT, STEP_TITLES, type Finding, type PreflightExchange, type PreflightReport, type Step, type StepId } from './model.js';
 
 /** The whole preflight's time, at any rate limit (issue 18: at most 15 s). */
@@ -254,7 +255,8 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightReport
       probes.push(p);
       calls[p.op] = (calls[p.op] ?? 0) + 1;
       const { json: _json, parseError: _parse, ...record } = p.ex;
-      exchanges.push(record);
+      // each call reproducible by hand, like a case's (secrets as variables, the route and TLS options it took)
+      exchanges.push({ ...record, curl: curlCommand(record, config.network, curlOptionsOf(config, client.signer, 'preflight')) });
       ev.push(probeLine(p, config.tagPrefix));
     }
     for (const f of diagnoseProbes(probes, config)) find({ severity: f.severity, text: f.text, ...(f.fix ? { fix: f.fix } : {}) });

@@ -128,6 +128,8 @@ export class CaseContext {
   requiresAcceptance: OperationId | undefined;
   /** A systemic symptom seen in an answer this case judged (symptomOf): the cause of its violations. */
   private symptom: string | undefined;
+  /** The exchanges this case sent itself (not one it read from another case, like the shared accepted answer). */
+  private readonly own = new WeakSet<Exchange>();
   private generatorCache: RequestGenerator | undefined;
   skipReason: string | undefined;
 
@@ -223,6 +225,7 @@ export class CaseContext {
   /** One attempt: paced, sent, recorded and attached. */
   private async sendOnce(op: OperationId, options: CaseSendOptions & { label: string }): Promise<Exchange> {
     const ex = await this.rt.client.send(op, options);
+    this.own.add(ex);
     this.exchanges.push(ex);
     if (this.rt.attachExchanges) await this.testInfo.attach(`exchange-${String(this.exchanges.length).padStart(2, '0')}-${ex.label}.json`, {
       body: JSON.stringify({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs }, null, 2),
@@ -329,7 +332,8 @@ export class CaseContext {
     if (o.kind === 'no-answer') this.error(`${what}: ${o.detail}`);
     const cause = `${operation(op).title} not accepted: ${answerShape(o)}`;
     // a step cases build on, refused: after a few in a row, the run stops trying it (pacer/facts.ts)
-    if (precondition || this.def.id === acceptanceTestedBy(op)) {
+    // counted once per request: the cases that read another case's refused answer do not count it again
+    if ((precondition || this.def.id === acceptanceTestedBy(op)) && this.own.has(ex)) {
       void this.rt.facts.report(acceptanceKey(op), { ok: false, detail: `${what} was not accepted (${summarize(ex)})`, testedBy: acceptanceTestedBy(op), cause: this.symptom ?? `precondition: ${cause}` }).catch(() => {});
     }
     if (precondition) return this.inconclusive(`precondition not met: ${what} was not accepted (${summarize(ex)}); ${precondition.testedBy} tests that step directly`, `precondition: ${cause}`, precondition.testedBy);

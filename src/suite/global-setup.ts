@@ -62,7 +62,7 @@ function orStop<T>(step: () => T): T {
 
 function stopOn(e: unknown): never {
   if (!(e instanceof ConfigError)) throw e;
-  console.error(`\nConfiguration error: ${e.message}\nNothing was sent. See .env.example and the configuration table in README.md.\n`);
+  console.error(`\nConfiguration error: ${e.message}\nNothing was sent. See .env.example and docs/configuration.md.\n`);
   process.exit(2);
 }
 

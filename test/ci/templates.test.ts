@@ -1,7 +1,7 @@
 /**
  * The CI templates (examples/ci/github-actions.yml, examples/ci/gitlab-ci.yml) must work when a
  * team copies them: parsed with the `yaml` package, every npm script they call exists, every
- * SADAD_* / MOCK_* / PROVE_* variable they name is documented (README.md's tables or .env.example),
+ * SADAD_* / MOCK_* / PROVE_* variable they name is documented (a table of README.md or docs/*.md, or .env.example),
  * every project path they name is one the suite writes, the repository holds, or the template
  * itself creates or downloads into, every flag they pass to certify is one certify or Playwright
  * knows and the docs mention, each file has the shape its CI wants, and every job runs on a
@@ -20,7 +20,7 @@ const GITHUB = 'examples/ci/github-actions.yml';
 const GITLAB = 'examples/ci/gitlab-ci.yml';
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
 
-/** What the suite writes under the reports folder (README "Reading the reports", docs/certification.md). */
+/** What the suite writes under the reports folder (docs/certification.md). */
 const SUITE_WRITES = [
   'reports/', 'reports/certification.json', 'reports/certification.html', 'reports/certification.sha256', 'reports/junit.xml',
   'reports/evidence/', 'reports/pacing.json', 'reports/html/', 'reports/run.json', 'reports/previous/',
@@ -38,7 +38,7 @@ const strings = (v: Json | undefined): string[] => (typeof v === 'string' ? [v] 
 
 interface Context {
   scripts: Record<string, string>;
-  /** Variables README.md's tables or .env.example document. */
+  /** Variables the tables of README.md and docs/*.md, or .env.example, document. */
   documented: Set<string>;
   /** The suite's source (src/, playwright.config.ts): a variable no code reads does nothing. */
   source: string;
@@ -59,9 +59,11 @@ function playwrightHelp(): string {
 function projectContext(): Context {
   const pkg = JSON.parse(read('package.json')) as { scripts?: Record<string, string> };
   const readme = read('README.md');
+  const pages = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => read(`docs/${f}`));
   const documented = new Set<string>();
-  // the configuration tables: the first cell of each table row names the variables, in backticks
-  for (const line of readme.split('\n')) {
+  // the variable tables (the README's newcomer path, docs/configuration.md, docs/mock.md, ...):
+  // the first cell of each table row names the variables, in backticks
+  for (const line of [readme, ...pages].flatMap((text) => text.split('\n'))) {
     if (!line.startsWith('|')) continue;
     const first = line.split('|')[1] ?? '';
     for (const m of first.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) documented.add(m[1]!);
@@ -71,7 +73,7 @@ function projectContext(): Context {
   const sourceFiles = (dir: string): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true })
     .flatMap((e) => (e.isDirectory() ? sourceFiles(`${dir}/${e.name}`) : /\.(ts|js|mjs)$/.test(e.name) ? [`${dir}/${e.name}`] : []));
   const playwrightOptions = new Set([...playwrightHelp().matchAll(/^\s+(?:-[A-Za-z], )?(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]!));
-  const docs = [readme, ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => read(`docs/${f}`))].join('\n');
+  const docs = [readme, ...pages].join('\n');
   return {
     scripts: pkg.scripts ?? {},
     documented,
@@ -182,7 +184,7 @@ function checkCommon(file: string, text: string, commands: string[][], created: 
   }
   // variables
   const unknown = [...new Set([...text.matchAll(VARIABLE)].map((m) => m[0]))].filter((v) => !ctx.documented.has(v)).sort();
-  if (unknown.length) problems.push(`${file}: not documented in README.md's tables or .env.example: ${unknown.join(', ')}`);
+  if (unknown.length) problems.push(`${file}: not documented in a table of README.md or docs/*.md, or in .env.example: ${unknown.join(', ')}`);
   const unread = [...new Set([...text.matchAll(VARIABLE)].map((m) => m[0]))].filter((v) => !new RegExp(`\\b${v}\\b`).test(ctx.source)).sort();
   if (unread.length) problems.push(`${file}: read nowhere in src/ or playwright.config.ts: ${unread.join(', ')}`);
   // paths
@@ -342,6 +344,8 @@ test.describe('CI templates', () => {
     expect([...read(GITHUB).matchAll(VARIABLE)].length).toBeGreaterThan(5);
     expect(ctx.documented).toContain('SADAD_BASE_URL');
     expect(ctx.documented).toContain('MOCK_DEFECTS');
+    // only in a table of docs/ (docs/mock.md), so the docs pages are read too
+    expect(ctx.documented).toContain('MOCK_EXTRA_COMPANY_IDS');
     expect(ctx.certifyFlags('--resume') && ctx.certifyFlags('--list') && ctx.certifyFlags('--rerun-failed') && ctx.certifyFlags('--report') && ctx.certifyFlags('--compare')).toBe(true);
     expect(ctx.certifyFlags('--no-such-flag')).toBe(false);
     // the Node versions are read, matrices expanded

@@ -469,8 +469,8 @@ test.describe('catalogue', () => {
     await expect(startMock({ port: 0, defects: ['nope'] })).rejects.toThrow(ConfigError);
   });
 
-  test('the README lists every defect with its family', () => {
-    const doc = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  test('docs/mock.md lists every defect with its family', () => {
+    const doc = readFileSync(join(ROOT, 'docs/mock.md'), 'utf8');
     for (const d of DEFECT_CATALOGUE) expect(doc, d.name).toMatch(new RegExp(`^\\| \`${d.name}\` \\| ${d.family} \\|`, 'm'));
   });
 });
