@@ -32,6 +32,8 @@ export function applyAcceptanceCondition(cases: CaseReport[], preflight: Preflig
     if (!op || accepted.has(op) || !PASSING.has(c.verdict)) return c;
     const testedBy = `${op}.res.schema`;
     const tester = cases.find((x) => x.id === testedBy);
+    // the case that tests acceptance has not run yet (an interrupted run): the question is open until --resume runs it
+    if (tester?.verdict === 'NOT_RUN') return c;
     const text = maskText(`a rejection proves nothing here: the target accepted no ${op} request in this run, so the request would have been refused without the case's change too; ${testedBy} tests acceptance directly${tester ? ` (${tester.verdict})` : ''}`);
     const ev = readEvidence(evidenceDirOf(c), c.id);
     const exchanges = c.exchanges ?? (ev?.exchanges ?? []).map(maskExchange);

@@ -16,7 +16,8 @@ import { certify, evidenceCount, startCertify, whenEvidence } from './helpers.js
 test.setTimeout(240_000);
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 // what is tested here is what a kill leaves, not the pacing
-const SELECTION = { SADAD_CASES: 'bill-enquiry.*,bill-payment.req.*', ...LOADED_WINDOW };
+// (with the payment's schema case: a rejection means something once the target has accepted a payment in the run)
+const SELECTION = { SADAD_CASES: 'bill-enquiry.*,bill-payment.req.*,bill-payment.res.schema', ...LOADED_WINDOW };
 
 test('SIGKILL to the run\'s process group: --report builds the package from what finished, --resume finishes it', async () => {
   const run = startCertify(SELECTION);
@@ -70,12 +71,13 @@ for (const [what, viaNpm] of [['the certify process', false], ['`npm run certify
 }
 
 test('a worker killed under a running case: that case is NOT_RUN with the reason, not ERROR, and the other cases finish', async () => {
-  // 28 one-call cases (fewer than 60: one worker, one after the other), each answer held 400 ms. The
+  // 28 one-call rejection cases and the case that shows the target accepts bill enquiries at all (fewer
+  // than 60: one worker, one after the other), each answer held 400 ms. The
   // kill comes 150 ms after the 10th evidence file appeared (seen within 50 ms): the next case
   // started at once, and its answer is still 200 ms or more away, so the worker dies mid-case.
   // (A case that already wrote its evidence when its worker died keeps its verdict: finished work is
   // never thrown away, and there would be no case to be NOT_RUN.)
-  const run = startCertify({ SADAD_CASES: 'bill-enquiry.req.*.missing,bill-enquiry.req.*.null', MOCK_FAULTS: 'latency=400' });
+  const run = startCertify({ SADAD_CASES: 'bill-enquiry.req.*.missing,bill-enquiry.req.*.null,bill-enquiry.res.schema', MOCK_FAULTS: 'latency=400' });
   await whenEvidence(run, 10);
   await new Promise((r) => setTimeout(r, 150));
   const workers = execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' }).split('\n')

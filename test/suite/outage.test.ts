@@ -50,8 +50,9 @@ for (const kind of ['maintenance', 'reset'] as const) {
 }
 
 test('an outage longer than SADAD_MAX_OUTAGE_SECONDS stops the run, resumable: the unfinished cases NOT_RUN, then --resume certifies', async () => {
-  // one mock for both runs, reached as a configured target: down from its 150th call for 6 s
-  const mock = await startMock({ port: 0, rateWindowSeconds: WINDOW, faults: { 'outage-after': 150, 'outage-seconds': 6, 'outage-kind': 'maintenance' } });
+  // one mock for both runs, reached as a configured target: down from its 350th call (late: the resume has
+  // less to do) for 4 s, connections reset this time; the run gives up after 1 s
+  const mock = await startMock({ port: 0, rateWindowSeconds: WINDOW, faults: { 'outage-after': 350, 'outage-seconds': 4, 'outage-kind': 'reset' } });
   const o = mock.options;
   const env = {
     SADAD_BASE_URL: mock.url, SADAD_ACCESS_TOKEN: o.accessToken, SADAD_COMPANY_ID: o.companyId, SADAD_CLIENT_ID: o.clientId, SADAD_CLIENT_SECRET: o.clientSecret,
