@@ -9,14 +9,11 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, configFromEnv, loadEnvFile, secretValues, type SuiteConfig } from '../config/index.js';
-import { SadadClient } from '../client/client.js';
 import { maskText, registerSecret } from '../client/redact.js';
-import { loadSigner } from '../client/signer.js';
 import { closeDispatcher } from '../net/index.js';
-import { LocalPacer } from '../pacer/pacer.js';
 import { formatHeader, formatResult, formatStep, runPreflight } from '../preflight/index.js';
 import { loadTargetData } from '../config/target-data.js';
-import { limitsOf, tokenSource } from '../suite/runtime.js';
+import { configuredClient } from '../suite/runtime.js';
 import { firstHop } from '../net/inspect.js';
 
 export async function doctor(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -44,8 +41,7 @@ export async function doctor(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   for (const s of secretValues(config)) registerSecret(s);
   try {
-    const signer = await loadSigner({ signer: config.signer, signingKey: config.signingKey, passphrase: config.signingKeyPassphrase });
-    const client = new SadadClient(config, { pacer: new LocalPacer({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config) }), tokens: tokenSource(config), signer });
+    const client = await configuredClient(config);
     if (!json) {
       const hop = firstHop(config.network, config.baseUrl!);
       console.log(formatHeader(maskText(config.baseUrl!), hop.proxy ? `through the proxy ${hop.proxy.display} (${hop.proxy.variable})` : 'direct'));

@@ -52,6 +52,10 @@ export interface PreflightOptions {
 const days = (c: CertInfo) => `${c.notAfter.slice(0, 10)}, in ${c.daysLeft} day${Math.abs(c.daysLeft) === 1 ? '' : 's'}`;
 const certLine = (c: CertInfo) => `${c.subject}, issued by ${c.issuer}, expires ${days(c)}`;
 
+/** The run's request generator: its seed, prefix and the body identification the configuration names (or the seed draws). */
+export const generatorFor = (config: Pick<SuiteConfig, 'seed' | 'tagPrefix' | 'bankCode' | 'companyCode'>) =>
+  new RequestGenerator({ seed: config.seed, tagPrefix: config.tagPrefix, ...(config.bankCode ? { bankCode: config.bankCode } : {}), ...(config.companyCode ? { companyCode: config.companyCode } : {}) });
+
 /** A request a conformant target answers, which changes nothing: an enquiry (of a known subject when there is a data file). */
 export function minimalEnquiry(op: OperationId, gen: RequestGenerator, targetData?: TargetData): unknown {
   const known = op === 'bill-enquiry' ? targetData?.bills[0] : targetData?.fees[0];
@@ -244,7 +248,7 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightReport
   if (!reachable || tlsBlocked) skip('operations', 'not sent: the target cannot be reached');
   else if (!tokenOk) skip('operations', 'not sent: there is no valid token to send');
   else await step('operations', async (ev, find) => {
-    const gen = new RequestGenerator({ seed: config.seed, tagPrefix: config.tagPrefix, ...(config.bankCode ? { bankCode: config.bankCode } : {}), ...(config.companyCode ? { companyCode: config.companyCode } : {}) });
+    const gen = generatorFor(config);
     const timeoutMs = left(Math.min(config.requestTimeoutMs, 10_000));
     const sent = await Promise.all(operations.map(async (op) => {
       const body = op.kind === 'enquiry' ? minimalEnquiry(op.id, gen, o.targetData) : unpayablePayment(op.id, gen);

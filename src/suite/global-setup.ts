@@ -25,8 +25,7 @@ import { guardMessage, paymentPlan, paymentsSettled } from './payment-guard.js';
 import { maskText } from '../client/redact.js';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { SadadClient } from '../client/client.js';
-import { loadSigner } from '../client/signer.js';
+import { healthOf } from '../client/client.js';
 import { closeDispatcher } from '../net/index.js';
 import { RemotePacer } from '../pacer/remote.js';
 import { formatStopped, PREFLIGHT_CALLS, PREFLIGHT_FILE, runPreflight, findingLines, type PreflightReport } from '../preflight/index.js';
@@ -36,18 +35,15 @@ import { writeManifest } from '../reporter/journal.js';
 import { newRunManifest } from '../reporter/manifest.js';
 import { buildPackage, OUTAGES_FILE, registerSecrets, writePackage } from '../reporter/package.js';
 import { spanText } from '../reporter/availability.js';
-import { minimalEnquiry } from '../preflight/index.js';
+import { generatorFor, minimalEnquiry } from '../preflight/index.js';
 import { summarize } from '../client/exchange.js';
-import { retryAfterMs, transientKind } from '../client/transient.js';
-import { LocalPacer } from '../pacer/pacer.js';
-import { OUTAGE_KINDS, type Outage, type OutageOptions } from '../pacer/outage.js';
-import { RequestGenerator } from '../generators/requests.js';
+import type { Outage, OutageOptions } from '../pacer/outage.js';
 import type { OperationId } from '../contract/catalogue.js';
 import { planOf } from '../reporter/plan.js';
 import { plannedContext, plannedLimits } from './plan.js';
 import type { FullConfig } from '@playwright/test';
 import { plannedCaseDefinitions } from './cases.js';
-import { tokenSource } from './runtime.js';
+import { configuredClient } from './runtime.js';
 import type { SuiteConfig } from '../config/index.js';
 import type { TargetData } from '../config/target-data.js';
 
@@ -154,10 +150,9 @@ export default async function globalSetup(playwright?: FullConfig): Promise<() =
  * an outage outlasts SADAD_MAX_OUTAGE_SECONDS (the unfinished cases NOT_RUN, resumable).
  */
 async function outageWatcher(config: SuiteConfig, targetData: TargetData | undefined): Promise<{ options: Omit<OutageOptions, 'windowMs'>; close: () => Promise<void> }> {
-  const signer = await loadSigner({ signer: config.signer, signingKey: config.signingKey, passphrase: config.signingKeyPassphrase }).catch(stopOn);
   // the coordinator wraps each probe in its budget: this client sends directly
-  const client = new SadadClient(config, { pacer: new LocalPacer({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config) }), tokens: tokenSource(config), signer });
-  const gen = new RequestGenerator({ seed: config.seed, tagPrefix: config.tagPrefix, ...(config.bankCode ? { bankCode: config.bankCode } : {}), ...(config.companyCode ? { companyCode: config.companyCode } : {}) });
+  const client = await configuredClient(config).catch(stopOn);
+  const gen = generatorFor(config);
   const told = new Map<string, 'down' | 'back' | 'gave up'>();
   const runId = process.env.SADAD_RUN_ID!;
   const at = (iso: string) => iso.slice(11, 19);
@@ -167,9 +162,9 @@ async function outageWatcher(config: SuiteConfig, targetData: TargetData | undef
       maxSeconds: config.maxOutageSeconds,
       probe: async (op) => {
         const ex = await client.send(op as OperationId, { body: minimalEnquiry(op as OperationId, gen, targetData), label: 'outage probe', via: (send) => send(), timeoutMs: Math.min(config.requestTimeoutMs, 10_000) });
-        const kind = transientKind(ex);
-        const after = retryAfterMs(ex);
-        return { ok: !kind || !OUTAGE_KINDS.has(kind), op, ...(kind ? { kind } : {}), ...(after !== undefined ? { retryAfterMs: after } : {}), at: new Date().toISOString(), summary: maskText(summarize(ex)).slice(0, 300) };
+        // read as every case's call is read for the watch (client.ts healthOf)
+        const { at: _at, ...health } = healthOf(op, ex);
+        return { ...health, at: new Date().toISOString(), summary: maskText(summarize(ex)).slice(0, 300) };
       },
       onChange: (outages: Outage[]) => {
         mkdirSync(reportsDir(), { recursive: true });
@@ -203,8 +198,7 @@ async function preflightOrStop(config: SuiteConfig, pacerUrl: string, targetData
   const planned = plannedCaseDefinitions(caseFilter());
   let estimatedSeconds: number | undefined;
   try { estimatedSeconds = planOf(planned.map(({ def }) => ({ id: def.id, operation: def.op, family: def.family, level: def.level, calls: def.calls ?? { [def.op]: 1 } })), plannedLimits()).estimate.seconds; } catch { /* no estimate, no warning */ }
-  const signer = await loadSigner({ signer: config.signer, signingKey: config.signingKey, passphrase: config.signingKeyPassphrase }).catch(stopOn);
-  const client = new SadadClient(config, { pacer: new RemotePacer(pacerUrl), tokens: tokenSource(config), signer });
+  const client = await configuredClient(config, new RemotePacer(pacerUrl)).catch(stopOn);
   let report: PreflightReport;
   try {
     report = await runPreflight({ config, client, targetData, runId, env: process.env, ...(estimatedSeconds ? { estimatedSeconds } : {}) });

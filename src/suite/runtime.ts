@@ -13,6 +13,7 @@ import { RemotePacer } from '../pacer/remote.js';
 import { LocalFacts, RemoteFacts, type RunFacts } from '../pacer/facts.js';
 import { operations, type OperationId } from '../contract/catalogue.js';
 import { RequestGenerator } from '../generators/requests.js';
+import { generatorFor } from '../preflight/run.js';
 import { loadTargetData, type TargetData } from '../config/target-data.js';
 import { reportsDir } from '../paths.js';
 
@@ -47,6 +48,12 @@ export function tokenSource(config: SuiteConfig): TokenSource {
   return new StaticToken(config.accessToken);
 }
 
+/** The client of a configuration (its token source and signer) on `pacer`: the workers', the preflight's, the probe's, the doctor's. */
+export async function configuredClient(config: SuiteConfig, pacer: Pacer = new LocalPacer({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config) })): Promise<SadadClient> {
+  const signer = await loadSigner({ signer: config.signer, signingKey: config.signingKey, passphrase: config.signingKeyPassphrase });
+  return new SadadClient(config, { pacer, tokens: tokenSource(config), signer });
+}
+
 export function limitsOf(config: SuiteConfig): Record<OperationId, number> {
   return Object.fromEntries(operations.map((op) => [op.id, config.rateLimits[op.rateGroup]])) as Record<OperationId, number>;
 }
@@ -68,8 +75,7 @@ async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean): Promise<
   const config = configFromEnv(env);
   for (const s of secretValues(config)) registerSecret(s);
   const pacer: Pacer = env.SADAD_PACER_URL ? new RemotePacer(env.SADAD_PACER_URL) : new LocalPacer({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config) });
-  const signer = await loadSigner({ signer: config.signer, signingKey: config.signingKey, passphrase: config.signingKeyPassphrase });
-  const client = new SadadClient(config, { pacer, tokens: tokenSource(config), signer });
+  const client = await configuredClient(config, pacer);
   const targetData = loadTargetData(config.dataFile);
   const localClaims = new Map<string, number>();
   const keptMaps = new Map<string, Map<OperationId, unknown>>();
@@ -81,7 +87,7 @@ async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean): Promise<
     return next;
   };
   // bank and company codes, when not configured, are drawn once per run from the seed
-  const identity = new RequestGenerator({ seed: config.seed, tagPrefix: config.tagPrefix, bankCode: config.bankCode, companyCode: config.companyCode });
+  const identity = generatorFor(config);
   return {
     config,
     reportsDir: reportsDir(env),
