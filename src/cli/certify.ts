@@ -14,6 +14,9 @@
  *   --rerun-failed  the same, FAIL cases included
  *   --report        rebuild the last run's package from reports/run.json and reports/evidence (a
  *                   run that was killed never wrote it); sends nothing. Exit 0 when it certifies, 1 when not
+ *   --rejudge <dir> re-judge the package in <dir> from its evidence with this suite (src/replay) and
+ *                   write the new package to SADAD_REPORTS_DIR (or --out <dir>); sends nothing.
+ *                   Exit 0 when it certifies, 1 when not, 2 when it cannot be re-judged
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -26,6 +29,7 @@ import { ROOT, reportsDir } from '../paths.js';
 import { JournalError } from '../reporter/journal.js';
 import { readPackage, rebuildPackage } from '../reporter/package.js';
 import { prepareResume } from '../reporter/resume.js';
+import { writeRejudgedPackage } from '../replay/package.js';
 import { changeFails, failOnFrom, loadComparison } from '../reporter/compare.js';
 import { VERDICT_ORDER } from '../suite/verdicts.js';
 import type { CertificationReport } from '../reporter/model.js';
@@ -55,6 +59,27 @@ export function compareFlag(args: string[]): { file: string | null; rest: string
     else rest.push(a);
   }
   return { file, rest };
+}
+
+/** `--rejudge <dir>` and `--out <dir>`: null when --rejudge is absent. */
+export function rejudgeFlag(args: string[]): { from: string | null; out: string | null; rest: string[] } | { error: string } {
+  const rest: string[] = [];
+  let from: string | null = null;
+  let out: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const eq = /^--(rejudge|out)=(.*)$/.exec(a);
+    if (eq) { if (eq[1] === 'rejudge') from = eq[2]!; else out = eq[2]!; continue; }
+    if (a === '--rejudge' || a === '--out') {
+      const next = args[i + 1];
+      if (next === undefined || next.startsWith('-')) return { error: a === '--rejudge' ? '--rejudge needs the package folder to re-judge: --rejudge <dir>' : '--out needs a folder: --out <dir>' };
+      if (a === '--rejudge') from = next; else out = next;
+      i++;
+    } else rest.push(a);
+  }
+  if (out !== null && from === null) return { error: '--out goes with --rejudge: --rejudge <dir> --out <dir>' };
+  if (from !== null && rest.length) return { error: `--rejudge runs nothing: it takes no other flag or Playwright argument (got ${rest.join(' ')})` };
+  return { from, out, rest };
 }
 
 /** Separates certify's own flags from the arguments for Playwright; a contradictory combination is an error in words. */
@@ -118,6 +143,34 @@ function runPlaywright(args: string[], env: NodeJS.ProcessEnv, done: (code: numb
   child.on('exit', (code, signal) => done(code ?? (signal ? 128 + (constants.signals[signal] ?? 1) : 1)));
 }
 
+/** `--rejudge`: the package re-judged from its evidence, written as a new package. Sends nothing. */
+function rejudgeMain(from: string, out: string | null): void {
+  let env: NodeJS.ProcessEnv;
+  try { env = effectiveEnv(); } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(`\nConfiguration error: ${e.message}\nNothing was sent.\n`);
+    process.exit(2);
+  }
+  Object.assign(process.env, env);
+  const dir = out ?? reportsDir(env);
+  writeRejudgedPackage(from, dir).then(({ report, rejudgement }) => {
+    const diverged = rejudgement.differing.filter((c) => c.divergence);
+    const changed = rejudgement.differing.filter((c) => !c.divergence);
+    console.log(`Re-judged ${rejudgement.cases.length} cases of ${from} from their evidence with this suite; nothing was sent.`);
+    if (!rejudgement.differing.length) console.log('  every verdict is the one recorded');
+    for (const c of changed) console.log(`  ${c.id}: ${c.recorded} -> ${c.rejudged}`);
+    for (const c of diverged.slice(0, 20)) console.log(`  ${c.id}: ${c.recorded} -> NOT_RUN, needs a new run (${c.divergence})`);
+    if (diverged.length > 20) console.log(`  ... and ${diverged.length - 20} more that need a new run`);
+    if (changed.length || diverged.length) console.log(`  ${changed.length} verdict${changed.length === 1 ? '' : 's'} changed, ${diverged.length} case${diverged.length === 1 ? '' : 's'} need${diverged.length === 1 ? 's' : ''} a new run (\`npm run certify -- --resume\` on the new package runs them)`);
+    console.log(summary(report, dir));
+    process.exit(packageExitCode(report));
+  }, (e: unknown) => {
+    if (!(e instanceof JournalError)) throw e;
+    console.error(`certify --rejudge: ${e.message}`);
+    process.exit(2);
+  });
+}
+
 function main(): void {
   const compare = compareFlag(process.argv.slice(2));
   if ('error' in compare) {
@@ -133,6 +186,12 @@ function main(): void {
     console.error(`\nConfiguration error: ${e.message}\nNothing was sent.\n`);
     process.exit(2);
   }
+  const rejudge = rejudgeFlag(compare.rest);
+  if ('error' in rejudge) {
+    console.error(`certify: ${rejudge.error}`);
+    process.exit(2);
+  }
+  if (rejudge.from !== null) return rejudgeMain(rejudge.from, rejudge.out);
   const command = certifyCommand(compare.rest, process.env);
   if ('error' in command) {
     console.error(`certify: ${command.error}`);

@@ -24,16 +24,24 @@ export function acceptedOperations(cases: CaseReport[], preflight: PreflightRepo
 /** The note a vacuous PASS gains: how its evidence file and the package say the same. */
 export const VACUOUS_CAUSE = (op: string) => `precondition: ${op} accepted nothing in this run`;
 
+/**
+ * Whether a case's PASS proves nothing: it passed on a rejection of an operation the target never
+ * accepted. While the case that tests acceptance has not run (an interrupted run) the question is
+ * open until --resume runs it. Shared with the re-judge (src/replay), which applies it to its verdicts.
+ */
+export function isVacuous(c: { verdict: string; requires?: { acceptance: string } }, accepted: Set<string>, testerVerdict: string | undefined): boolean {
+  const op = c.requires?.acceptance;
+  return !!op && !accepted.has(op) && PASSING.has(c.verdict) && testerVerdict !== 'NOT_RUN';
+}
+
 /** Applies the condition: returns the cases, those whose rejection PASS was vacuous now INCONCLUSIVE. */
 export function applyAcceptanceCondition(cases: CaseReport[], preflight: PreflightReport | null, evidenceDirOf: (c: CaseReport) => string): CaseReport[] {
   const accepted = acceptedOperations(cases, preflight);
   return cases.map((c) => {
     const op = c.requires?.acceptance;
-    if (!op || accepted.has(op) || !PASSING.has(c.verdict)) return c;
     const testedBy = `${op}.res.schema`;
     const tester = cases.find((x) => x.id === testedBy);
-    // the case that tests acceptance has not run yet (an interrupted run): the question is open until --resume runs it
-    if (tester?.verdict === 'NOT_RUN') return c;
+    if (!op || !isVacuous(c, accepted, tester?.verdict)) return c;
     const text = maskText(`a rejection proves nothing here: the target accepted no ${op} request in this run, so the request would have been refused without the case's change too; ${testedBy} tests acceptance directly${tester ? ` (${tester.verdict})` : ''}`);
     const ev = readEvidence(evidenceDirOf(c), c.id);
     const exchanges = c.exchanges ?? (ev?.exchanges ?? []).map(maskExchange);

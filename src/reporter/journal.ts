@@ -44,6 +44,8 @@ export interface RunManifest {
   identity: RunIdentity;
   suite: { name: string; version: string; commit: string | null; localChanges: boolean | null };
   schemaFiles: string[];
+  /** `sha256:<hex>` of data/field-tables.json, the spec's field tables (fingerprint.ts); absent in manifests of earlier versions. */
+  specHash?: string;
   seed: string | null;
   /** The target as the run reached it (the embedded mock's address) and its profile. */
   target: { url: string | null; profile: string | null };
@@ -55,6 +57,11 @@ export interface RunManifest {
   /** A resumed run: the package it continues (a folder under the reports folder) and the cases it reruns. */
   resume: { from: string; runIds: string[]; rerun: string[] } | null;
   cases: ManifestCase[];
+  /**
+   * A re-judge's manifest (src/replay): the package's cases re-judged from their evidence, whatever
+   * run recorded each; `runs` are the runs the package merged, kept as they were.
+   */
+  rejudged?: import('./model.js').Rejudged & { runs: import('./model.js').RunSummary[] };
   /** Written by the reporter when the run ends; absent when the run was killed or crashed. */
   end?: { finishedAt: string; status: string; durationMs: number; errors: string[] };
 }
@@ -88,6 +95,10 @@ export interface EvidenceRecord {
   requires?: { acceptance: string };
   annotations?: { type: string; description?: string }[];
   exchanges?: ExchangeRecord[];
+  /** What a re-judge needs besides the exchanges (src/replay; absent in evidence of suites before re-judging). */
+  replay?: { worker: string; seq: number; config: Record<string, unknown>; inputs: { kind: string; key: string; value: unknown }[] };
+  /** Set by a re-judge (npm run certify -- --rejudge): the verdict the run recorded, when the re-judge gave another. */
+  rejudged?: { recorded: Verdict; divergence?: string };
 }
 
 /** `20261121T172404Z-3fa2c1`: sorts by start time, unique enough across machines. */

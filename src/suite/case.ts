@@ -16,7 +16,8 @@ import { curlCommand, curlOptionsOf } from '../client/curl.js';
 import type { SendOptions } from '../client/client.js';
 import { RequestGenerator, type BillSubject, type MoiSubject } from '../generators/requests.js';
 import { classify, type Outcome } from '../client/outcome.js';
-import type { Runtime } from './runtime.js';
+import { judgingConfig, type Runtime } from './runtime.js';
+import { profileOf } from './profile.js';
 import { runtimeOf } from './targets.js';
 import { loadBaseline, type Waiver } from './baseline.js';
 import { caseFilter } from './selection.js';
@@ -93,6 +94,23 @@ export class CaseStop extends Error {
   constructor(message: string, readonly note?: Note) { super(message); }
 }
 
+/**
+ * An input a case reads from outside its own exchanges: a precondition the run shares (`fact`), the
+ * run's outages (`outages`), a subject of SADAD_DATA_FILE (`subject`, `known`). Recorded in order in
+ * the case's evidence (`replay.inputs`), so that a re-judge (src/replay) can give the case the same
+ * world without the run: together with the exchanges, everything a verdict depends on.
+ */
+export interface TapeEntry { kind: 'fact' | 'outages' | 'subject' | 'known'; key: string; value: unknown }
+
+/** What a re-judge gives a case in place of the world: its recorded inputs, in order per kind. */
+export interface ReplayTape { next(c: CaseContext, kind: TapeEntry['kind'], key: string): unknown }
+
+/**
+ * Thrown while re-judging when the case's script would now do something other than what its
+ * evidence records (another request, another input): its verdict cannot be computed, it needs a new run.
+ */
+export class Divergence extends Error {}
+
 /** The step a case builds on: an accepted request of an operation, tested directly by its schema case. */
 export const acceptanceKey = (op: OperationId) => `accepted:${op}`;
 export const acceptanceTestedBy = (op: OperationId) => `${op}.res.schema`;
@@ -132,8 +150,19 @@ export class CaseContext {
   private readonly own = new WeakSet<Exchange>();
   private generatorCache: RequestGenerator | undefined;
   skipReason: string | undefined;
+  /** The inputs read so far (TapeEntry), recorded with the evidence. */
+  readonly inputs: TapeEntry[] = [];
+  /** Set while re-judging: inputs come from the evidence, and nothing waits. */
+  replay: ReplayTape | undefined;
+  /** While re-judging: why the script no longer matches its evidence (the case needs a new run). */
+  divergence: string | undefined;
 
-  constructor(readonly def: CaseDefinition, readonly rt: Runtime, readonly testInfo: TestInfo) {}
+  /** The case's place in its worker's order (Runtime.worker). */
+  readonly seq: number;
+
+  constructor(readonly def: CaseDefinition, readonly rt: Runtime, readonly testInfo: TestInfo) {
+    this.seq = rt.nextSeq();
+  }
 
   get config() { return this.rt.config; }
   get tagPrefix() { return this.rt.config.tagPrefix; }
@@ -149,28 +178,76 @@ export class CaseContext {
    * none is left), or generated (the mock and open-world sandboxes know every well-formed bill).
    */
   async bills(n: number): Promise<BillSubject[]> {
-    const data = this.rt.targetData?.bills;
-    if (!data?.length) return Array.from({ length: n }, () => this.gen.billSubject());
     const out: BillSubject[] = [];
     for (let i = 0; i < n; i++) {
-      const idx = await this.rt.claim('bills');
-      if (idx === null) this.skip(`SADAD_DATA_FILE has no unused bill left (it lists ${data.length}; a run needs about 40)`);
-      const entry = data[idx]!;
-      out.push({ ...this.gen.billSubject(), BillAccountID: entry.AccountNumber, ...entry });
+      const entry = await this.claimed('bills');
+      if (entry && 'exhausted' in entry) this.skip(`SADAD_DATA_FILE has no unused bill left (it lists ${String(entry.exhausted)}; a run needs about 40)`);
+      // one generated subject per bill whether or not the data file gives it: the seeded data stays the same either way
+      const generated = this.gen.billSubject();
+      out.push(entry ? { ...generated, BillAccountID: entry.AccountNumber as string, ...entry } as BillSubject : generated);
     }
     return out;
   }
 
   async fees(n: number): Promise<MoiSubject[]> {
-    const data = this.rt.targetData?.fees;
-    if (!data?.length) return Array.from({ length: n }, () => this.gen.moiSubject());
     const out: MoiSubject[] = [];
     for (let i = 0; i < n; i++) {
-      const idx = await this.rt.claim('fees');
-      if (idx === null) this.skip(`SADAD_DATA_FILE has no unused fee subject left (it lists ${data.length}; a run needs about 30)`);
-      out.push({ ...this.gen.moiSubject(), ...data[idx]! });
+      const entry = await this.claimed('fees');
+      if (entry && 'exhausted' in entry) this.skip(`SADAD_DATA_FILE has no unused fee subject left (it lists ${String(entry.exhausted)}; a run needs about 30)`);
+      const generated = this.gen.moiSubject();
+      out.push(entry ? { ...generated, ...entry } as MoiSubject : generated);
     }
     return out;
+  }
+
+  /** The next unused data-file subject (shared by every worker), null without a data file, `exhausted` when none is left. */
+  private claimed(kind: 'bills' | 'fees'): Promise<Record<string, unknown> | null> {
+    return this.input('subject', kind, async () => {
+      const data = this.rt.targetData?.[kind] as readonly Record<string, unknown>[] | undefined;
+      if (!data?.length) return null;
+      const idx = await this.rt.claim(kind);
+      return idx === null ? { exhausted: data.length } : { ...data[idx]! };
+    });
+  }
+
+  /**
+   * A subject the data file lists, for an enquiry (any will do: enquiries change nothing), drawn
+   * with the case's seed; null without a data file.
+   */
+  async knownSubject(kind: 'bills' | 'fees'): Promise<Record<string, unknown> | null> {
+    const picked = await this.input('known', kind, () => {
+      const known = this.rt.targetData?.[kind] as readonly Record<string, unknown>[] | undefined;
+      return known?.length ? { count: known.length, entry: { ...this.gen.faker.helpers.arrayElement(known) } } : null;
+    }) as { count: number; entry: Record<string, unknown> } | null;
+    // a re-judge draws as the run did, so that the seeded values after it stay the same
+    if (picked && this.replay) this.gen.faker.helpers.arrayElement(new Array<null>(picked.count).fill(null));
+    return picked?.entry ?? null;
+  }
+
+  /**
+   * Reads an input from outside the case (TapeEntry): recorded in order, or, while re-judging,
+   * given back from the evidence. The slot is taken before the wait, so concurrent reads keep the
+   * order the script made them in, not the order their answers came in.
+   */
+  async input<T>(kind: TapeEntry['kind'], key: string, produce: () => Promise<T> | T): Promise<T> {
+    if (this.replay) return this.replay.next(this, kind, key) as T;
+    const entry: TapeEntry = { kind, key, value: null };
+    this.inputs.push(entry);
+    const value = await produce();
+    entry.value = value === undefined ? null : JSON.parse(JSON.stringify(value)) as unknown;
+    return value;
+  }
+
+  /** The script no longer matches its evidence: the re-judge gives up on this case (NOT_RUN, needs a new run). */
+  diverged(why: string): never {
+    // a step still under way after the verdict was settled: the run recorded nothing of it, and it changes nothing
+    if (!this.ended) this.divergence ??= why;
+    throw new Divergence(why);
+  }
+
+  /** Waits (a retry's backoff, a rate window); a re-judge waits for nothing: the answers are recorded. */
+  sleep(ms: number): Promise<void> {
+    return this.replay ? Promise.resolve() : sleep(ms);
   }
 
   /**
@@ -218,7 +295,7 @@ export class CaseContext {
         if (options.onExhausted === 'return') return ex;
         return this.error(`${exhausted(kinds)} (${label}; last: ${ex.error ? 'no HTTP answer, ' : ''}${summarize(ex)})`);
       }
-      await sleep(retryDelayMs(ex, attempt, this.config.rateWindowSeconds));
+      await this.sleep(retryDelayMs(ex, attempt, this.config.rateWindowSeconds));
     }
   }
 
@@ -246,7 +323,7 @@ export class CaseContext {
    */
   async retriesExhausted(times: number[], allowed = this.config.retries): Promise<boolean> {
     if (times.length <= allowed) return false;
-    const outages = await this.rt.pacer.outages(true).catch(() => []);
+    const outages = await this.input('outages', '', () => this.rt.pacer.outages(true).catch(() => []));
     return times.filter((t) => !coveredBy(outages, t)).length > allowed;
   }
 
@@ -282,7 +359,7 @@ export class CaseContext {
   async needs(op: OperationId): Promise<void> {
     const testedBy = acceptanceTestedBy(op);
     if (this.def.id === testedBy) return;
-    const f = await this.rt.facts.failed(acceptanceKey(op)).catch(() => null);
+    const f = await this.input('fact', acceptanceKey(op), () => this.rt.facts.failed(acceptanceKey(op)).catch(() => null));
     if (f) this.inconclusive(`precondition failed earlier in this run, so not tried again (${f.refusals} refusals in a row): ${f.detail}; ${f.testedBy} tests that step directly`, f.cause, f.testedBy);
   }
 
@@ -308,14 +385,25 @@ export class CaseContext {
   observe(key: string, value: unknown) { this.observations[key] = value; }
   pass(text: string) { this.note('PASS', text); }
   /** The suite, the network or the configuration broke: not the target's fault. Ends the case. */
-  error(text: string): never { throw new CaseStop(text, this.broke(text)); }
+  error(text: string): never { return this.end(text, this.broke(text)); }
   broke(text: string): Note { return this.note('ERROR', text); }
-  skip(reason: string): never { this.skipReason = reason; throw new CaseStop(reason, this.note('SKIPPED', reason)); }
-  notApplicable(reason: string): never { this.skipReason = reason; throw new CaseStop(reason, this.note('NOT_APPLICABLE', reason)); }
+  skip(reason: string): never { this.skipReason = reason; return this.end(reason, this.note('SKIPPED', reason)); }
+  notApplicable(reason: string): never { this.skipReason = reason; return this.end(reason, this.note('NOT_APPLICABLE', reason)); }
   /** Ends the case on a violation that makes the rest meaningless. */
-  stop(text: string, cause?: string): never { this.violated(text, cause); throw new CaseStop(text, this.notes.at(-1)); }
+  stop(text: string, cause?: string): never { this.violated(text, cause); return this.end(text, this.notes.at(-1)); }
   /** A step the case needs was refused: the case cannot decide its own rule. Ends the case. */
-  inconclusive(text: string, cause: string, testedBy: string): never { throw new CaseStop(text, this.note('INCONCLUSIVE', text, cause, testedBy)); }
+  inconclusive(text: string, cause: string, testedBy: string): never { return this.end(text, this.note('INCONCLUSIVE', text, cause, testedBy)); }
+
+  /**
+   * Whether the case's verdict is settled (a stop was thrown). Concurrent steps of a case may still
+   * be under way (the other requests of a Promise.all): what they do after this cannot change the
+   * verdict, in a run or in a re-judge.
+   */
+  ended = false;
+  private end(text: string, note: Note | undefined): never {
+    this.ended = true;
+    throw new CaseStop(text, note);
+  }
 
   /**
    * The answer a well-formed request must get. Refused: a FAIL when accepting it is the case's own
@@ -361,7 +449,7 @@ export const test = base.extend<{ _setupArtifacts: void; _setupContextOptions: v
   rt: [async ({}, use, testInfo) => { await use(await runtimeOf(testInfo)); }, { box: true }],
 });
 
-type CaseBody = (c: CaseContext) => Promise<void>;
+export type CaseBody = (c: CaseContext) => Promise<void>;
 export type CaseSpec = [CaseDefinition, CaseBody];
 let collector: CaseSpec[] | undefined;
 
@@ -423,16 +511,23 @@ export function asTest([def, body]: CaseSpec, target?: string): Parameters<typeo
   }, async ({ rt }, testInfo) => {
     if (def.slow) test.slow();
     const c = new CaseContext(def, rt, testInfo);
-    try {
-      if ((def.pays || operation(def.op).kind === 'payment') && !rt.config.payments) c.notApplicable('the target profile disables payments (SADAD_PAYMENTS=off)');
-      await body(c);
-    } catch (e) {
-      if (!(e instanceof CaseStop)) c.broke(`the case broke: ${(e as Error).stack ?? String(e)}`.slice(0, 2000));
-      // another case's stop that reached this one would otherwise leave it with no note: a PASS it never earned
-      else if (e.note && !c.notes.includes(e.note)) c.broke(`the case ended on a step another case took (${e.note.verdict}: ${e.note.text})`.slice(0, 2000));
-    }
+    await runCase(c, body);
     finish(c, testInfo);
   }] as Parameters<typeof test>;
+}
+
+/** Runs a case's body to its verdict: in a run (asTest) and in a re-judge (src/replay) alike. */
+export async function runCase(c: CaseContext, body: CaseBody): Promise<void> {
+  const def = c.def;
+  try {
+    if ((def.pays || operation(def.op).kind === 'payment') && !c.config.payments) c.notApplicable('the target profile disables payments (SADAD_PAYMENTS=off)');
+    await body(c);
+  } catch (e) {
+    if (e instanceof Divergence) return;
+    if (!(e instanceof CaseStop)) c.broke(`the case broke: ${(e as Error).stack ?? String(e)}`.slice(0, 2000));
+    // another case's stop that reached this one would otherwise leave it with no note: a PASS it never earned
+    else if (e.note && !c.notes.includes(e.note)) c.broke(`the case ended on a step another case took (${e.note.verdict}: ${e.note.text})`.slice(0, 2000));
+  }
 }
 
 let baseline: Waiver[] | undefined;
@@ -455,6 +550,8 @@ function writeEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, tes
     startedAt: new Date(started).toISOString(), finishedAt: new Date(finished).toISOString(), durationMs: Math.max(0, finished - started),
     notes: c.notes, observations: c.observations, transient: c.faults,
     accepted: [...c.acceptedOps], ...(c.requiresAcceptance ? { requires: { acceptance: c.requiresAcceptance } } : {}),
+    // what a re-judge needs besides the exchanges (src/replay): the worker state's order, the configuration the verdict depends on, the inputs read
+    replay: { worker: c.rt.worker, seq: c.seq, config: judgingConfig(c.rt, profileOf()), inputs: c.inputs },
     annotations: testInfo.annotations.map((a) => ({ type: a.type, ...(a.description === undefined ? {} : { description: maskText(a.description) }) })),
     exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs,
       // "Reproduce it": the command that sends this request again, for every case a reader will look into

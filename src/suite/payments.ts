@@ -12,7 +12,7 @@ import type { SendOptions } from '../client/client.js';
 import { endOf, type CaseContext } from './case.js';
 import type { Outcome } from '../client/outcome.js';
 import { acceptablePaymentBase, cents, enquireBills, enquireFees, payableSubject, type BillState, type FeeState } from './prepare.js';
-import { exhausted, retryDelayMs, sleep, type FaultKind } from '../client/transient.js';
+import { exhausted, retryDelayMs, type FaultKind } from '../client/transient.js';
 
 /** What a payment should change: the due of each entry's bill or fee, before and after, in cents. */
 export interface PaymentEffect {
@@ -101,7 +101,7 @@ export async function sendPayment(c: CaseContext, body: RequestBody, effect: Pay
     kinds.push(kind);
     times.push(endOf(ex));
     if (await c.retriesExhausted(times)) return c.error(`${exhausted(kinds)} (the ${label}, each time an enquiry showed no effect; last: ${summarize(ex)})`);
-    await sleep(retryDelayMs(ex, attempt, c.config.rateWindowSeconds));
+    await c.sleep(retryDelayMs(ex, attempt, c.config.rateWindowSeconds));
     const now = await effect.enquire(`enquiry after ${kind} on the ${label}: did it take effect?`);
     if (same(now, expected)) {
       c.recovered(mark);

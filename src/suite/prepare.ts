@@ -103,9 +103,8 @@ export async function acceptableRequest(c: CaseContext, opId: OperationId = c.de
   await c.needs(opId);
   if (opId === 'bill-enquiry' || opId === 'moi-enquiry') {
     // a subject the target knows, when the data file lists some; enquiries change nothing, so any will do
-    const known = opId === 'bill-enquiry' ? c.rt.targetData?.bills : c.rt.targetData?.fees;
-    if (!known?.length) return c.gen.build(opId);
-    const s = c.gen.faker.helpers.arrayElement(known as readonly unknown[]) as Record<string, unknown>;
+    const s = await c.knownSubject(opId === 'bill-enquiry' ? 'bills' : 'fees');
+    if (!s) return c.gen.build(opId);
     const fields = opId === 'bill-enquiry' ? ['BillerId', 'BillCategory', 'SubscriberNumber', 'AccountNumber'] : ['POINum', 'POIType', 'AccountNumber', 'BillerID', 'BillCategory', 'ServiceCode', 'BranchCode', 'RequestType', 'ID', 'Duration'];
     return c.gen.build(opId, { entry: Object.fromEntries(fields.map((f) => [f, s[f]])) });
   }

@@ -41,6 +41,49 @@ export interface Runtime {
    * holds every exchange, and an attachment is a folder, a file and a message to the runner each.
    */
   attachExchanges: boolean;
+  /**
+   * The worker (and target) whose state the cases share (the payable base, the accepted answer):
+   * recorded with each case's evidence, with its place in the worker's order (`nextSeq`), so that a
+   * re-judge (src/replay) gives each case the worker state it met.
+   */
+  worker: string;
+  nextSeq(): number;
+}
+
+/**
+ * What a case's verdict depends on in the configuration, recorded with its evidence so that a
+ * re-judge needs nothing of the machine that ran it: no secret, no key, no URL.
+ */
+export interface JudgingConfig {
+  seed: number;
+  tagPrefix: string;
+  headerPrefix: string;
+  companyId: string;
+  bankCode: string | null;
+  companyCode: string | null;
+  retries: number;
+  rateWindowSeconds: number;
+  rateLimits: { bill: number; moi: number };
+  payments: boolean;
+  /** A request signer was configured (the signature cases run). */
+  signer: boolean;
+  /** The token came from SADAD_TOKEN_URL (a refused one can be fetched again). */
+  renewableToken: boolean;
+  /** clientid/clientsecret were configured (sent on the operations that take them). */
+  clientHeaders: boolean;
+  /** SADAD_PROFILE: the smoke profile's cases send fewer bursts. */
+  profile: string;
+}
+
+export function judgingConfig(rt: Runtime, profile: string): JudgingConfig {
+  const c = rt.config;
+  return {
+    seed: c.seed, tagPrefix: c.tagPrefix, headerPrefix: c.headerPrefix, companyId: c.companyId,
+    bankCode: c.bankCode ?? null, companyCode: c.companyCode ?? null, retries: c.retries,
+    rateWindowSeconds: c.rateWindowSeconds, rateLimits: { ...c.rateLimits }, payments: c.payments,
+    signer: rt.client.signer !== undefined, renewableToken: rt.client.tokens.renewable,
+    clientHeaders: !!(c.clientId && c.clientSecret), profile,
+  };
 }
 
 export function tokenSource(config: SuiteConfig): TokenSource {
@@ -58,6 +101,16 @@ export function limitsOf(config: SuiteConfig): Record<OperationId, number> {
   return Object.fromEntries(operations.map((op) => [op.id, config.rateLimits[op.rateGroup]])) as Record<OperationId, number>;
 }
 
+/** Each case's generator, seeded by the run seed and its id: the same in a run and in a re-judge (src/replay). */
+export function caseGenerators(config: SuiteConfig): (key: string) => RequestGenerator {
+  // bank and company codes, when not configured, are drawn once per run from the seed
+  const identity = generatorFor(config);
+  return (key) => new RequestGenerator({
+    seed: createHash('sha256').update(`${config.seed}:${key}`).digest().readUInt32BE(0),
+    tagPrefix: config.tagPrefix, bankCode: identity.bankCode, companyCode: identity.companyCode,
+  });
+}
+
 const built = new Map<string, Promise<Runtime>>();
 
 /**
@@ -66,11 +119,11 @@ const built = new Map<string, Promise<Runtime>>();
  */
 export function runtime(env: NodeJS.ProcessEnv = process.env, key = ''): Promise<Runtime> {
   let rt = built.get(key);
-  if (!rt) built.set(key, (rt = build(env, key === '')));
+  if (!rt) built.set(key, (rt = build(env, key === '', key)));
   return rt;
 }
 
-async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean): Promise<Runtime> {
+async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean, key: string): Promise<Runtime> {
   loadEnvFile(env);
   const config = configFromEnv(env);
   for (const s of secretValues(config)) registerSecret(s);
@@ -86,9 +139,11 @@ async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean): Promise<
     localClaims.set(kind, next + 1);
     return next;
   };
-  // bank and company codes, when not configured, are drawn once per run from the seed
-  const identity = generatorFor(config);
+  let seq = 0;
   return {
+    // a worker process serves one worker index; its run and target complete the key
+    worker: `${env.SADAD_RUN_ID ?? 'run'}/worker ${env.TEST_WORKER_INDEX ?? process.pid}${key ? `/${key}` : ''}`,
+    nextSeq: () => ++seq,
     config,
     reportsDir: reportsDir(env),
     attachExchanges,
@@ -103,9 +158,6 @@ async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean): Promise<
     targetData,
     claim,
     limitOf: (op) => config.rateLimits[operations.find((o) => o.id === op)!.rateGroup],
-    generator: (key) => new RequestGenerator({
-      seed: createHash('sha256').update(`${config.seed}:${key}`).digest().readUInt32BE(0),
-      tagPrefix: config.tagPrefix, bankCode: identity.bankCode, companyCode: identity.companyCode,
-    }),
+    generator: caseGenerators(config),
   };
 }

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { CertificationReport } from '../../src/reporter/model.js';
 import { certify, startCertify, whenEvidence, type CertifyRun } from './helpers.js';
+import { expectVerdictsReproduced } from '../replay/helpers.js';
 
 test.describe.configure({ mode: 'serial' });
 test.setTimeout(300_000);
@@ -67,6 +68,8 @@ test('--resume runs only the NOT_RUN cases and merges them: the package certifie
   }
   expect(merged.changed).toEqual([]);
   expect(existsSync(join(resumed.reportsDir, 'previous', 'certification.json'))).toBe(true);
+  // an interrupted run and its resume, merged: re-judged from the evidence of both, the same verdicts
+  await expectVerdictsReproduced(resumed.reportsDir);
 });
 
 test('no finished work was redone: the calls of both runs stay within the cases\' calls plus those of the cases in flight', () => {

@@ -12,6 +12,7 @@ import { expect, test } from '@playwright/test';
 import { ROOT } from '../../src/paths.js';
 import { counts, LOADED_WINDOW, runSuite } from './run-suite.js';
 import { planVersusSent } from './plan-vs-sent.js';
+import { expectVerdictsReproduced } from '../replay/helpers.js';
 
 test.describe.configure({ mode: 'parallel', timeout: 300_000 });
 
@@ -42,5 +43,7 @@ for (const [name, env, skipped] of modes) {
     // the plan (the dry run's, in the package) says what a clean run sends, per operation
     const plan = planVersusSent(run.reportsDir);
     expect(plan.problems, `planned ${JSON.stringify(plan.planned)}, sent ${JSON.stringify(plan.sent)}`).toEqual([]);
+    // evidence is the source of truth: re-judged from it, every verdict is the one the run gave
+    await expectVerdictsReproduced(run.reportsDir);
   });
 }

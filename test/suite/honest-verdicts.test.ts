@@ -12,6 +12,7 @@ import Fastify from 'fastify';
 import type { CertificationReport } from '../../src/reporter/model.js';
 import { allCases } from '../../src/suite/cases.js';
 import { runSuite, LOADED_WINDOW } from './run-suite.js';
+import { expectVerdictsReproduced } from '../replay/helpers.js';
 
 test.describe.configure({ timeout: 240_000 });
 
@@ -71,6 +72,8 @@ test('a target whose every answer is wrapped in Message: at most 10 causes (here
   // the per-rule findings beneath it: the root-tag rule among them, and the rules it kept from being checked
   expect(top.findings.map((f) => f.family)).toEqual(expect.arrayContaining(['root-tag', 'response-schema', 'required-fields']));
   expect(r.cases.filter((c) => c.verdict === 'FAIL').every((c) => c.notes.some((n) => n.cause === top.signature))).toBe(true);
+  // FAIL, INCONCLUSIVE and the shared preconditions behind them: re-judged from the evidence, the same
+  await expectVerdictsReproduced(run.reportsDir);
 });
 
 test('a target that flags every success as failed: the cases built on an enquiry stop trying, and the run costs at most 1.1 times a clean one', async () => {

@@ -14,6 +14,7 @@ import { startMock } from '../../src/mock/index.js';
 import type { CertificationReport } from '../../src/reporter/model.js';
 import { certify } from '../reporter/helpers.js';
 import { LOADED_WINDOW } from './run-suite.js';
+import { expectVerdictsReproduced } from '../replay/helpers.js';
 
 test.describe.configure({ timeout: 240_000 });
 
@@ -46,6 +47,7 @@ for (const kind of ['maintenance', 'reset'] as const) {
     expect(faults.filter((f) => !f.recovered)).toEqual([]);
     const html = readFileSync(join(run.reportsDir, 'certification.html'), 'utf8');
     expect(html).toContain('<h4>Outages</h4>');
+    await expectVerdictsReproduced(run.reportsDir);
   });
 }
 
@@ -81,6 +83,8 @@ test('an outage longer than SADAD_MAX_OUTAGE_SECONDS stops the run, resumable: t
     expect(merged.outcome.certifies).toBe(true);
     expect(merged.runs).toHaveLength(2);
     expect(merged.observations.availability.outages.map((x) => x.gaveUp), 'the merged package keeps the first run\'s outage').toEqual([true]);
+    // a merged package of two runs, one of them stopped by an outage: re-judged, every verdict the same
+    await expectVerdictsReproduced(resumed.reportsDir);
   } finally {
     await mock.close();
   }

@@ -15,6 +15,7 @@ import { caseResults, type SuiteRun } from '../../src/prove/run-suite.js';
 import { exhausted, retryDelayMs, transientKind } from '../../src/client/transient.js';
 import type { Exchange } from '../../src/client/exchange.js';
 import { runSuite } from './run-suite.js';
+import { expectVerdictsReproduced } from '../replay/helpers.js';
 
 test.describe.configure({ timeout: 240_000 });
 
@@ -98,6 +99,8 @@ test('behind a flaky gateway the payment, duplicate and flow cases pass, no paym
       });
     }
     for (const line of after) expect(line).toMatch(/-> (enquiry after .* did it take effect\?|.*\(attempt \d+\))$/);
+    // faults, retries, replays and lost answers: re-judged from the evidence, the same verdicts
+    await expectVerdictsReproduced(run.reportsDir);
   } finally {
     await mock.close();
   }

@@ -11,7 +11,7 @@ import { defineCase, endOf, type CaseContext } from '../case.js';
 import { plannedLimit } from '../plan.js';
 import { acceptableRequest, enquireBills, enquireFees, billPayment, feePayment } from '../prepare.js';
 import { spreadOf, startTogether, type Via } from '../burst.js';
-import { burstRepeats, exhausted, sleep } from '../../client/transient.js';
+import { burstRepeats, exhausted } from '../../client/transient.js';
 
 /** `n` requests the target would accept, each a separate transaction (payments: separate subjects). */
 async function acceptableRequests(c: CaseContext, n: number): Promise<RequestBody[]> {
@@ -25,7 +25,11 @@ async function acceptableRequests(c: CaseContext, n: number): Promise<RequestBod
     for (let i = 0; i < n; i += 3) fees.push(...await enquireFees(c, await c.fees(Math.min(3, n - i)), 'MOI fee enquiry'));
     return fees.map((f) => feePayment(c.gen, [f]));
   }
-  return Promise.all(Array.from({ length: n }, () => acceptableRequest(c)));
+  // one after another: each waits on the shared preconditions first, and the seeded data must be drawn
+  // in one order whatever order those answers come in (a re-judge draws it again, src/replay)
+  const out: RequestBody[] = [];
+  for (let i = 0; i < n; i++) out.push(await acceptableRequest(c));
+  return out;
 }
 
 /** How often all limit+1 calls may be accepted before it counts as a violation (see the case). */
@@ -116,7 +120,7 @@ async function oneCheck(c: CaseContext, check: number, limit: number, windowMs: 
     ? retrySeconds * 1000 + 50
     : Math.max(0, first + windowMs - Date.now()) + Math.max(50, windowMs * 0.05);
   c.observe('waited before retrying (ms)', Math.round(waitMs));
-  await sleep(waitMs);
+  await c.sleep(waitMs);
   const again = await c.send({ body: bodies[limit + 1], via, retry: 'none', label: `${tag}after the window` });
   // a 429 now is the verdict (the window did not reset), anything else transient bends the check
   const kind = c.fault(again, c.def.op, { allow429: true });
