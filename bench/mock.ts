@@ -36,9 +36,25 @@
  * Other flags: --pool N (200), --warmup S (3), --only mock|prism|ceiling, --mock-cpu-prof DIR (writes a
  * V8 CPU profile of the mock process there, for chrome://inspect or speedscope), --prism-log LEVEL
  * (Prism's log level, default `silent`: its fastest setting, so the ratio is not flattered).
+ *
+ * Replica mode (`--replicas N`, docs/hosting.md): N mock processes sharing one redis-server
+ * (MOCK_REDIS_URL; `startRedis` of test/support/redis.ts, append-only with fsync on every write as
+ * the hosted example runs it, `--no-aof` for none) behind the round-robin balancer of
+ * test/support/balancer.ts (a process of its own), side by side with one in-memory mock process on
+ * the same workload and phases as above. CPU per response counts the replicas and Redis (the
+ * balancer's own is shown apart). Then two checks through the balancer:
+ *   exactly-once: `--bursts` (5) times, 50 identical partial payments of a fresh bill written at
+ *     once on 50 connections, spread over the replicas: one accepted, one debit (the bill's
+ *     AmountDue moves by one amount), the rest refused as duplicates;
+ *   soak: `--soak` (1200) full payments of distinct bills, 10 at a time; a replica is killed
+ *     (SIGKILL) a third of the way and started again two thirds of the way; then every payment
+ *     answered accepted is enquired (its bill must be paid) and replayed (a duplicate on any
+ *     replica). A payment whose answer was lost with the replica (502) is counted apart, with how
+ *     many of those did take effect (what a client resolves by enquiring).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -53,6 +69,8 @@ import { RequestGenerator } from '../src/generators/requests.js';
 import { BODY_LIMIT, defaultMockOptions, startMock } from '../src/mock/index.js';
 import { billFacts, feeFacts } from '../src/mock/world.js';
 import { ROOT } from '../src/paths.js';
+import { startBalancer } from '../test/support/balancer.js';
+import { startRedis } from '../test/support/redis.js';
 
 const SELF = fileURLToPath(import.meta.url);
 /** Far above what a bench can send in a window: the limiter counts every call, refuses none. */
@@ -73,6 +91,13 @@ const { values: args } = parseArgs({
     'no-ceiling': { type: 'boolean', default: false },
     'serve-mock': { type: 'boolean', default: false }, // internal: the child process that serves the mock
     'serve-ceiling': { type: 'boolean', default: false }, // internal: the child process that serves the empty routes
+    replicas: { type: 'string' },
+    bursts: { type: 'string', default: '5' },
+    soak: { type: 'string', default: '1200' },
+    'no-aof': { type: 'boolean', default: false },
+    'serve-balancer': { type: 'string' }, // internal: the balancer's child process, over these upstreams (comma-separated)
+    'redis-url': { type: 'string' }, // internal: the mock child's MOCK_REDIS_URL
+    'mock-port': { type: 'string' }, // internal: the mock child's port (0: a free one)
   },
 });
 
@@ -82,6 +107,10 @@ interface Measure {
   rps: number;
   /** CPU time of the server's process per response, in ms (Linux: from /proc), NaN where unknown. */
   cpuMs: number;
+  /** CPU time of `otherPids` per response, in ms (replica mode: the balancer's); NaN when none. */
+  otherCpuMs: number;
+  /** CPU time per response, in ms, of each part of `breakdown`. */
+  breakdownMs: Record<string, number>;
   p50: number;
   p99: number;
   responses: number;
@@ -91,7 +120,17 @@ interface Measure {
 }
 
 /** `ceiling`: fastify's routes with no work behind them (see the header). */
-interface Server { name: 'mock' | 'prism' | 'ceiling'; url: string; child: ChildProcess }
+interface Server {
+  name: 'mock' | 'prism' | 'ceiling' | 'replicas';
+  url: string;
+  child: ChildProcess;
+  /** The processes whose CPU a response costs (default: the child's); replica mode: the replicas and Redis. */
+  pids?: () => (number | undefined)[];
+  /** Processes on the way whose CPU is shown apart (replica mode: the balancer). */
+  otherPids?: () => (number | undefined)[];
+  /** How `pids` divide, shown beside the total (replica mode: the replicas, Redis). */
+  breakdown?: { name: string; pids: () => (number | undefined)[] }[];
+}
 
 function positive(name: string, value: string | undefined): number {
   const n = Number(value);
@@ -274,7 +313,7 @@ async function preflight(server: Server, pool: PoolRequest[]): Promise<string> {
   for (const r of pool) {
     const res = await fetch(`${server.url}${r.op.path}`, { method: 'POST', headers: r.request.headers as Record<string, string>, body: r.request.body as string, signal: AbortSignal.timeout(10_000) });
     await res.arrayBuffer();
-    if (r.valid && res.status >= 400 && !(server.name === 'mock' && r.op.kind === 'payment' && res.status === 409)) {
+    if (r.valid && res.status >= 400 && !((server.name === 'mock' || server.name === 'replicas') && r.op.kind === 'payment' && res.status === 409)) {
       throw new Error(`${server.name} refused a valid ${r.op.id} request with ${res.status}: the workload is wrong`);
     }
     // the ceiling answers everything alike (it checks nothing): its pre-flight only shows it answers
@@ -302,6 +341,8 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+const cpuOf = (pids: (number | undefined)[]): number => pids.reduce<number>((sum, pid) => sum + cpuSeconds(pid), 0);
+
 function percentile(sorted: Float64Array, q: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
@@ -311,7 +352,12 @@ async function measure(server: Server, pool: PoolRequest[], o: { connections: nu
   const requests = pool.map((r) => r.request);
   let client = 0;
   const times: number[] = [];
-  const cpuBefore = cpuSeconds(server.child.pid);
+  const pids = server.pids?.() ?? [server.child.pid];
+  const others = server.otherPids?.() ?? [];
+  const cpuBefore = cpuOf(pids);
+  const otherBefore = cpuOf(others);
+  const parts = (server.breakdown ?? []).map((b) => ({ name: b.name, pids: b.pids() }));
+  const partsBefore = parts.map((b) => cpuOf(b.pids));
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({
       url: server.url,
@@ -329,13 +375,16 @@ async function measure(server: Server, pool: PoolRequest[], o: { connections: nu
     // The instance emits (client, statusCode, bytes, responseTime in ms, fractional), unlike its typings say.
     (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => { times.push(responseTime); });
   });
-  const cpu = cpuSeconds(server.child.pid) - cpuBefore;
+  const cpu = cpuOf(pids) - cpuBefore;
+  const otherCpu = others.length ? cpuOf(others) - otherBefore : NaN;
   const sorted = Float64Array.from(times).sort();
   const statuses: Record<string, number> = {};
   for (const [code, s] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = s.count ?? 0;
   return {
     rps: times.length / result.duration,
     cpuMs: (cpu * 1000) / times.length,
+    otherCpuMs: (otherCpu * 1000) / times.length,
+    breakdownMs: Object.fromEntries(parts.map((b, i) => [b.name, ((cpuOf(b.pids) - partsBefore[i]!) * 1000) / times.length])),
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
     responses: times.length,
@@ -356,7 +405,300 @@ const us = (msValue: number) => `${(msValue * 1000).toFixed(0)} µs`;
 
 function line(name: string, m: Measure, label = ''): string {
   const codes = Object.entries(m.statuses).map(([c, n]) => `${c}: ${n}`).join(', ');
-  return `${name.padEnd(7)} ${label ? `${label} ` : ''}${fmt(m.rps, 0)} req/s, p50 ${ms(m.p50)}, p99 ${ms(m.p99)}, cpu ${us(m.cpuMs)} per response (${m.responses} responses; ${codes}; errors ${m.errors}, timeouts ${m.timeouts})`;
+  const parts = Object.entries(m.breakdownMs).map(([n, v]) => `${n} ${us(v)}`).join(', ');
+  const other = `${parts ? ` (${parts})` : ''}${Number.isNaN(m.otherCpuMs) ? '' : ` + balancer ${us(m.otherCpuMs)}`}`;
+  return `${name.padEnd(7)} ${label ? `${label} ` : ''}${fmt(m.rps, 0)} req/s, p50 ${ms(m.p50)}, p99 ${ms(m.p99)}, cpu ${us(m.cpuMs)}${other} per response (${m.responses} responses; ${codes}; errors ${m.errors}, timeouts ${m.timeouts})`;
+}
+
+/* ------------------------------------------------------------------- replica mode ------------------------------------------------------------------- */
+
+interface BalancerChild { url: string; child: ChildProcess; counts(): Promise<number[]> }
+
+/** test/support/balancer.ts in a process of its own (so that it does not share autocannon's event loop); counts over IPC. */
+async function startBalancerChild(upstreams: string[]): Promise<BalancerChild> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SELF, '--serve-balancer', upstreams.join(',')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const url = await started(child, 'the balancer', async (out) => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1]);
+  const counts = () => new Promise<number[]>((resolve) => {
+    child.once('message', (m) => resolve((m as { counts: number[] }).counts));
+    child.send('counts');
+  });
+  return { url, child, counts };
+}
+
+/** The pid of the redis-server on a port (its title names the address: `redis-server 127.0.0.1:<port>`). */
+function redisPid(port: number): number | undefined {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      if (cmd.startsWith('redis-server') && (cmd.includes(`:${port}`) || cmd.includes(`\0${port}\0`))) return Number(d);
+    } catch { /* gone meanwhile */ }
+  }
+  return undefined;
+}
+
+interface Answer { status: number; body: any }
+const BILL_PAYMENT = operations.find((o) => o.id === 'bill-payment')!;
+const BILL_ENQUIRY = operations.find((o) => o.id === 'bill-enquiry')!;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const cents = (n: unknown) => Math.round(Number(n) * 100);
+
+/** One call; status 0 when no answer came (a dropped connection). */
+async function call(url: string, op: Operation, body: unknown): Promise<Answer> {
+  try {
+    const res = await fetch(`${url}${op.path}`, { method: 'POST', headers: headersFor(op), body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+    const text = await res.text();
+    let json: unknown = text;
+    try { json = JSON.parse(text); } catch { /* keep the text */ }
+    return { status: res.status, body: json };
+  } catch {
+    return { status: 0, body: undefined };
+  }
+}
+
+function firstEntry(op: Operation, body: any): Fields | undefined {
+  const { responseRoot, listTag } = tagsOf(op, SPEC_PREFIX);
+  return body?.[responseRoot]?.[listTag]?.[0]?.TransactionData?.[0];
+}
+
+/** accepted, duplicate, no answer (the balancer's 502, or nothing), or what else. */
+function verdictOf(op: Operation, a: Answer): string {
+  if (a.status === 0 || (a.status === 502 && a.body?.error === 'bad gateway')) return 'no answer';
+  if (a.status === 409) return a.body?.errorCode === 'MW-409-DUPLICATE' ? 'duplicate' : `409 ${a.body?.errorCode}`;
+  if (a.status !== 200) return `HTTP ${a.status} ${a.body?.errorCode ?? ''}`.trim();
+  const e = firstEntry(op, a.body);
+  return e?.StatusCode === true || e?.StatusCode === 'OK' ? 'accepted' : `in-band ${String(e?.StatusDetail ?? '').split(' ')[0]}`;
+}
+
+function tally(xs: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const x of xs) out[x] = (out[x] ?? 0) + 1;
+  return out;
+}
+
+interface BillSubject { BillerId: string; AccountNumber: string }
+const benchGenerator = new RequestGenerator({ seed: 7, tagPrefix: SPEC_PREFIX });
+/** Distinct ordinary bills: 15 digits ending in 0001 (no magic suffix), `kind` keeps the checks' bills apart. */
+const runTag = String(Date.now() % 10_000).padStart(4, '0');
+const billOf = (kind: number, i: number): BillSubject => ({ BillerId: '002', AccountNumber: `${kind}${runTag}${String(i).padStart(6, '0')}0001` });
+const billPaymentBody = (b: BillSubject, amount: number, exact: boolean) =>
+  benchGenerator.build('bill-payment', { entry: { BillerId: b.BillerId, BillAccountID: b.AccountNumber, Amount: amount, PayExactDue: exact } });
+
+/** The bill as an enquiry shows it, asked again while the balancer answers 502 (a replica away). */
+async function enquireBill(url: string, b: BillSubject): Promise<Fields | undefined> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const a = await call(url, BILL_ENQUIRY, benchGenerator.build('bill-enquiry', { entry: { BillerId: b.BillerId, AccountNumber: b.AccountNumber } }));
+    if (a.status === 200) return firstEntry(BILL_ENQUIRY, a.body);
+    await sleep(250);
+  }
+  return undefined;
+}
+
+/**
+ * The same body `n` times at once: `n` keep-alive connections are opened first (GETs, answered
+ * 405), then the `n` requests are written in one synchronous loop, one per connection.
+ */
+async function burst(url: string, op: Operation, body: unknown, n: number): Promise<Answer[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: n, maxFreeSockets: n });
+  const u = new URL(url);
+  const send = (method: string, payload?: Buffer) => new Promise<Answer>((resolve, reject) => {
+    const headers = { ...headersFor(op), ...(payload ? { 'Content-Length': String(payload.length) } : {}) };
+    const req = http.request({ host: u.hostname, port: u.port, method, path: op.path, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown = text;
+        try { json = JSON.parse(text); } catch { /* keep the text */ }
+        resolve({ status: res.statusCode ?? 0, body: json });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+  try {
+    await Promise.all(Array.from({ length: n }, () => send('GET')));
+    const payload = Buffer.from(JSON.stringify(body));
+    return await Promise.all(Array.from({ length: n }, () => send('POST', payload)));
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** Runs `f` over `items`, `width` at a time. */
+async function eachLimited<T>(items: T[], width: number, f: (item: T, i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      await f(items[i]!, i);
+    }
+  }));
+}
+
+async function replicaBench(): Promise<void> {
+  const replicaCount = Math.round(positive('replicas', args.replicas));
+  const runs = Math.round(positive('runs', args.runs));
+  const duration = positive('duration', args.duration);
+  const connections = Math.round(positive('connections', args.connections));
+  const rate = Math.round(positive('rate', args.rate));
+  const rateConnections = (args['rate-connections'] ?? '').split(',').map((c) => Math.round(positive('rate-connections', c.trim())));
+  const poolSize = Math.round(positive('pool', args.pool));
+  const warmup = Number(args.warmup);
+  const bursts = Math.round(positive('bursts', args.bursts));
+  const soakCount = Math.round(positive('soak', args.soak));
+  const aof = !args['no-aof'];
+  let failed = false;
+  const check = (ok: boolean, what: string) => { if (!ok) failed = true; return `${what}: ${ok ? 'ok' : 'FAILED'}`; };
+
+  const pool = buildPool(poolSize);
+  const invalid = pool.filter((r) => !r.valid).length;
+  console.log(`workload: ${pool.length} requests over ${operations.length} operations, ${pool.length - invalid} valid, ${invalid} invalid, the §5 headers (as without --replicas)`);
+
+  const redis = await startRedis({ appendonly: aof });
+  const replicas: Server[] = [];
+  let balancer: BalancerChild | undefined;
+  let memory: Server | undefined;
+  const stopAll = async () => {
+    await Promise.all([...replicas.map((r) => stop(r.child)), ...(balancer ? [stop(balancer.child)] : []), ...(memory ? [stop(memory.child)] : [])]);
+    await redis.stop();
+  };
+  process.once('SIGINT', () => { void stopAll().then(() => process.exit(130)); });
+  try {
+    const rpid = redisPid(redis.port);
+    const ports = await Promise.all(Array.from({ length: replicaCount }, () => freePort()));
+    replicas.push(...await Promise.all(ports.map((port) => startMockChild(undefined, { redisUrl: redis.url, port }))));
+    balancer = await startBalancerChild(replicas.map((r) => r.url));
+    memory = await startMockChild(undefined);
+    const lb = balancer;
+    const shared: Server = {
+      name: 'replicas', url: lb.url, child: lb.child,
+      pids: () => [...replicas.map((r) => r.child.pid), rpid],
+      otherPids: () => [lb.child.pid],
+      breakdown: [{ name: 'replicas', pids: () => replicas.map((r) => r.child.pid) }, { name: 'redis', pids: () => [rpid] }],
+    };
+    const servers = [memory, shared];
+    console.log(`redis: redis-server ${redis.url} (pid ${rpid ?? 'unknown'}), ${aof ? 'append-only, fsync on every write (as examples/hosted runs it)' : 'no persistence (--no-aof)'}`);
+    console.log(`replicas: ${replicaCount} mock processes with MOCK_REDIS_URL (pids ${replicas.map((r) => r.child.pid).join(', ')}), behind the round-robin balancer of test/support/balancer.ts in its own process (pid ${lb.child.pid}), ${lb.url}`);
+    console.log(`mock: 1 mock process, state in memory (pid ${memory.child.pid}), ${memory.url}`);
+    console.log('cpu per response: the mock\'s process; for the replicas, the replicas\' processes and Redis (the balancer\'s own shown apart)');
+
+    for (const s of servers) console.log(`pre-flight, ${s.name} (each pool request once, in order): ${await preflight(s, pool)}`);
+    if (warmup > 0) {
+      for (const s of servers) await measure(s, pool, { connections, duration: warmup });
+      console.log(`warm-up: ${warmup} s at full speed on each`);
+    }
+
+    type Run = { max: Record<string, Measure>; fixed: Record<string, Measure>[] };
+    const results: Run[] = [];
+    for (let i = 1; i <= runs; i++) {
+      const run: Run = { max: {}, fixed: rateConnections.map(() => ({})) };
+      for (const s of servers) run.max[s.name] = await measure(s, pool, { connections, duration });
+      for (const [k, c] of rateConnections.entries()) for (const s of servers) run.fixed[k]![s.name] = await measure(s, pool, { connections: c, duration, overallRate: rate });
+      results.push(run);
+      console.log(`\nrun ${i}/${runs}`);
+      console.log(`  max throughput, ${connections} connections, ${duration} s:`);
+      for (const s of servers) console.log(`    ${line(s.name, run.max[s.name]!)}`);
+      console.log(`    ratio replicas / mock: throughput ${(run.max.replicas!.rps / run.max.mock!.rps).toFixed(2)}x, cpu per response ${(run.max.replicas!.cpuMs / run.max.mock!.cpuMs).toFixed(1)}x`);
+      for (const [k, c] of rateConnections.entries()) {
+        console.log(`  fixed rate ${rate} req/s, ${c} connection(s), ${duration} s:`);
+        for (const s of servers) console.log(`    ${line(s.name, run.fixed[k]![s.name]!, 'achieved')}`);
+      }
+    }
+    const med = (pick: (r: Run) => number | undefined) => median(results.map(pick).filter((x): x is number => x !== undefined && !Number.isNaN(x)));
+    console.log(`\nmedians over ${runs} run(s):`);
+    for (const n of ['mock', 'replicas']) {
+      const balancerCpu = n === 'replicas'
+        ? ` (replicas ${us(med((r) => r.max[n]?.breakdownMs.replicas))}, redis ${us(med((r) => r.max[n]?.breakdownMs.redis))}; + balancer ${us(med((r) => r.max[n]?.otherCpuMs))})`
+        : '';
+      console.log(`  ${n.padEnd(8)} max throughput (${connections} connections): ${fmt(med((r) => r.max[n]?.rps), 0)} req/s, p50 ${ms(med((r) => r.max[n]?.p50))}, p99 ${ms(med((r) => r.max[n]?.p99))}, cpu ${us(med((r) => r.max[n]?.cpuMs))}${balancerCpu} per response`);
+      for (const [k, c] of rateConnections.entries()) {
+        console.log(`  ${n.padEnd(8)} at ${rate} req/s (${c} connection(s)): achieved ${fmt(med((r) => r.fixed[k]![n]?.rps), 0)} req/s, p50 ${ms(med((r) => r.fixed[k]![n]?.p50))}, p99 ${ms(med((r) => r.fixed[k]![n]?.p99))}`);
+      }
+    }
+    console.log(`  ratio replicas / mock (median of the runs' ratios): throughput ${med((r) => r.max.replicas!.rps / r.max.mock!.rps).toFixed(2)}x, `
+      + `cpu per response ${med((r) => r.max.replicas!.cpuMs / r.max.mock!.cpuMs).toFixed(1)}x, p99 at ${rate} req/s on 1 connection ${med((r) => r.fixed[0]!.replicas!.p99 / r.fixed[0]!.mock!.p99).toFixed(1)}x`);
+    console.log(`  requests per replica so far (balancer): ${(await lb.counts()).join(', ')}`);
+
+    // exactly-once: identical payments spread over the replicas
+    console.log(`\nexactly-once: ${bursts} burst(s) of 50 identical partial payments (12.34 of a fresh bill), written at once through the balancer`);
+    let allOnce = true;
+    for (let b = 0; b < bursts; b++) {
+      const bill = billOf(7, b);
+      const before = await enquireBill(lb.url, bill);
+      const due = cents(before?.AmountDue);
+      const body = billPaymentBody(bill, 12.34, false);
+      const countsBefore = await lb.counts();
+      const answers = await burst(lb.url, BILL_PAYMENT, body, 50);
+      const countsAfter = await lb.counts();
+      // the GETs that opened the connections went round robin too: the spread of all 100 requests
+      const spread = countsAfter.map((n, i) => n - countsBefore[i]!);
+      const verdicts = tally(answers.map((a) => verdictOf(BILL_PAYMENT, a)));
+      const after = await enquireBill(lb.url, bill);
+      const debits = (due - cents(after?.AmountDue)) / 1234;
+      const once = verdicts.accepted === 1 && verdicts.duplicate === 49 && debits === 1;
+      allOnce &&= once;
+      console.log(`  burst ${b + 1}: ${JSON.stringify(verdicts)}, debits ${debits} (AmountDue ${(due / 100).toFixed(2)} -> ${(cents(after?.AmountDue) / 100).toFixed(2)}), requests per replica ${spread.join('/')}: ${once ? 'ok' : 'FAILED'}`);
+    }
+
+    // soak: a replica killed mid-way loses no payment answered accepted
+    const victim = Math.min(1, replicas.length - 1);
+    console.log(`\nsoak: ${soakCount} full payments of distinct bills, 10 at a time, through the balancer; replica ${victim + 1} SIGKILLed at a third, started again (same port, same Redis) at two thirds`);
+    const bills = Array.from({ length: soakCount }, (_, i) => billOf(6, i));
+    const outcome: { body: unknown; verdict: string }[] = new Array(soakCount);
+    let done = 0;
+    let killedAt = -1;
+    let restartedAt = -1;
+    let restart: Promise<void> | undefined;
+    const t0 = performance.now();
+    await eachLimited(bills, 10, async (bill, i) => {
+      const facts = billFacts(bill.BillerId, bill.AccountNumber);
+      const body = billPaymentBody(bill, (facts?.dueCents ?? 100) / 100, true);
+      outcome[i] = { body, verdict: verdictOf(BILL_PAYMENT, await call(lb.url, BILL_PAYMENT, body)) };
+      done += 1;
+      if (killedAt < 0 && done >= soakCount / 3) {
+        killedAt = done;
+        replicas[victim]!.child.kill('SIGKILL');
+      }
+      if (killedAt >= 0 && restart === undefined && done >= (2 * soakCount) / 3) {
+        restartedAt = done;
+        restart = startMockChild(undefined, { redisUrl: redis.url, port: ports[victim]! }).then((s) => { replicas[victim] = s; });
+      }
+    });
+    await restart;
+    const soakSeconds = (performance.now() - t0) / 1000;
+    const verdicts = tally(outcome.map((o) => o.verdict));
+    console.log(`  ${soakCount} payments in ${soakSeconds.toFixed(1)} s: ${JSON.stringify(verdicts)} (killed after ${killedAt} answers, restarted after ${restartedAt})`);
+    const accepted = outcome.map((o, i) => ({ ...o, bill: bills[i]! })).filter((o) => o.verdict === 'accepted');
+    const unanswered = outcome.map((o, i) => ({ ...o, bill: bills[i]! })).filter((o) => o.verdict === 'no answer');
+    let lost = 0;
+    let unknownPaid = 0;
+    let replayed: string[] = [];
+    await eachLimited(accepted, 10, async (o) => {
+      const e = await enquireBill(lb.url, o.bill);
+      if (!(e?.BillStatus === 'BillPaid' && cents(e.AmountDue) === 0)) lost += 1;
+    });
+    await eachLimited(unanswered, 10, async (o) => {
+      const e = await enquireBill(lb.url, o.bill);
+      if (e?.BillStatus === 'BillPaid') unknownPaid += 1;
+    });
+    const replays: string[] = new Array(accepted.length);
+    await eachLimited(accepted, 10, async (o, i) => { replays[i] = verdictOf(BILL_PAYMENT, await call(lb.url, BILL_PAYMENT, o.body)); });
+    replayed = replays;
+    const replayTally = tally(replayed);
+    console.log(`  every accepted payment enquired: ${accepted.length - lost} of ${accepted.length} bills paid, ${lost} lost`);
+    console.log(`  every accepted payment replayed: ${JSON.stringify(replayTally)}`);
+    console.log(`  answers lost with the replica (502): ${unanswered.length}, of which ${unknownPaid} had taken effect (a client finds out by enquiring)`);
+
+    console.log('');
+    console.log(check(allOnce, `exactly-once across ${replicaCount} replicas (${bursts} x 50 identical payments: one accepted, one debit)`));
+    console.log(check(lost === 0 && accepted.length > 0, `no payment answered accepted lost when a replica is killed (${accepted.length} accepted, ${lost} lost)`));
+    console.log(check(replayTally.duplicate === accepted.length, `every accepted payment is a duplicate on replay, whatever replica takes it (${replayTally.duplicate ?? 0} of ${accepted.length})`));
+  } finally {
+    await stopAll();
+  }
+  if (failed) process.exitCode = 1;
 }
 
 /* ------------------------------------------------------------------- processes ------------------------------------------------------------------- */
@@ -402,9 +744,10 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-async function startMockChild(cpuProfDir: string | undefined): Promise<Server> {
+async function startMockChild(cpuProfDir: string | undefined, shared: { redisUrl?: string; port?: number } = {}): Promise<Server> {
   const flags = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', SELF, '--serve-mock'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const own = [...(shared.redisUrl ? ['--redis-url', shared.redisUrl] : []), ...(shared.port ? ['--mock-port', String(shared.port)] : [])];
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', SELF, '--serve-mock', ...own], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await started(child, 'the mock', async (out) => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1]);
   return { name: 'mock', url, child };
 }
@@ -433,7 +776,8 @@ async function startPrism(logLevel: string): Promise<Server> {
 // Last in the file: the helpers above are initialized by the time either runs.
 
 if (args['serve-mock']) {
-  const mock = await startMock({ port: 0, rateLimits: RATE_LIMITS });
+  const redisUrl = args['redis-url'];
+  const mock = await startMock({ port: Number(args['mock-port'] ?? 0), rateLimits: RATE_LIMITS, ...(redisUrl ? { redisUrl } : {}) });
   console.log(`listening on ${mock.url}`);
   const stop = () => { mock.close().then(() => process.exit(0), () => process.exit(1)); };
   process.once('SIGTERM', stop);
@@ -450,6 +794,16 @@ if (args['serve-mock']) {
   const stop = () => { app.close().then(() => process.exit(0), () => process.exit(1)); };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+} else if (args['serve-balancer'] !== undefined) {
+  const lb = await startBalancer(args['serve-balancer'].split(','));
+  console.log(`listening on ${lb.url}`);
+  // the parent asks for the counts per upstream over IPC
+  process.on('message', (m) => { if (m === 'counts') process.send?.({ counts: lb.counts }); });
+  const stop = () => { lb.close().then(() => process.exit(0), () => process.exit(1)); };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+} else if (args.replicas !== undefined) {
+  await replicaBench();
 } else {
   await main();
 }

@@ -21,7 +21,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, realpathSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadEnvFile } from '../config/env-file.js';
 import { nonNegativeInteger, port, positiveNumber } from '../config/env-values.js';
@@ -31,7 +31,7 @@ import { networkFromEnv, type NetworkConfig } from '../net/index.js';
 import { maskText, registerSecret } from '../client/redact.js';
 import { mockOptionsFromEnv } from '../mock/options.js';
 import { reportsDir } from '../paths.js';
-import { startJudge, writeClientPackage, CLIENT_HTML_FILE, CLIENT_PACKAGE_FILE, type ClientRun } from '../judge/index.js';
+import { startJudge, writeClientPackage, CLIENT_HTML_FILE, CLIENT_PACKAGE_FILE, type ClientRun, type JudgeSession } from '../judge/index.js';
 import { SCENARIOS, scenarioId } from '../judge/scenarios.js';
 
 const OPTIONS = {
@@ -169,6 +169,10 @@ export async function main(argv: string[]): Promise<number> {
     if (args.window !== undefined) mockOptions.rateWindowSeconds = args.window;
     if (args.port !== undefined) mockOptions.port = args.port;
     if (args.lateAnswerMs !== undefined) mockOptions.lateAnswerMs = args.lateAnswerMs;
+    // one client command has one company's settings: several companies each run their own client against the judge
+    if ((mockOptions.companies?.length ?? 0) > 1 && args.command.length) {
+      throw new ConfigError('MOCK_COMPANIES', `lists ${mockOptions.companies!.length} companies: certify-client then serves (--duration, or until Ctrl-C) and each company runs its own client against it; a client command is for one company`);
+    }
   } catch (e) {
     if (e instanceof ConfigError) { console.error(`certify-client: ${e.message}`); return 2; }
     throw e;
@@ -177,11 +181,19 @@ export async function main(argv: string[]): Promise<number> {
   const o = session.options;
   console.log(`certify-client: ${session.mode === 'proxy' ? `validating proxy in front of ${args.upstream}` : 'the mock judges your client'} at ${session.url}`);
   console.log(`limits enforced: bill operations ${o.rateLimits.bill}, MOI operations ${o.rateLimits.moi} calls per ${o.rateWindowSeconds} s per operation`);
-  const lines = Object.entries(session.clientEnv).map(([k, v]) => `${k}=${v}`);
-  writeFileSync(args.envFile, `# written by npm run certify-client; load it in your client (dotenv)\n${lines.join('\n')}\n`, { mode: 0o600 });
-  chmodSync(args.envFile, 0o600);
-  console.log(`your client's settings (also in ${args.envFile}):`);
-  for (const l of lines) console.log(`  ${l}`);
+  const writeEnv = (file: string, env: Record<string, string>, whose: string) => {
+    const lines = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    writeFileSync(file, `# written by npm run certify-client; load it in your client (dotenv)\n${lines.join('\n')}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+    console.log(`${whose} settings (also in ${file}):`);
+    for (const l of lines) console.log(`  ${l}`);
+  };
+  if (session.companies.length) {
+    // MOCK_COMPANIES: each company's own settings, and later its own package
+    for (const c of session.companies) writeEnv(`${args.envFile}.${fileSafe(c.companyId)}`, c.clientEnv, `company ${c.companyId}'s client's`);
+  } else {
+    writeEnv(args.envFile, session.clientEnv, 'your client\'s');
+  }
   if (session.mode === 'proxy') console.log('  (your own sandbox credentials pass through unchanged; the proxy adds none)');
   console.log('scenarios your integration must meet:');
   for (const s of SCENARIOS) console.log(`  ${scenarioId(s)}: ${s.trigger}`);
@@ -196,6 +208,7 @@ export async function main(argv: string[]): Promise<number> {
     const ended = await serve(args.durationSeconds);
     client = { command: null, exitCode: null, signal: null, outputTail: '', ended };
   }
+  if (session.companies.length) return finishByCompany(session, client);
   const report = await session.finish(client);
   const dir = reportsDir();
   writeClientPackage(dir, report);
@@ -209,6 +222,28 @@ export async function main(argv: string[]): Promise<number> {
   console.log(report.outcome.summary);
   console.log(`package: ${resolve(dir, CLIENT_PACKAGE_FILE)}, ${resolve(dir, CLIENT_HTML_FILE)}`);
   return report.outcome.certifies ? 0 : 1;
+}
+
+/** A company id as a file or folder name. */
+export const fileSafe = (id: string) => id.replace(/[^A-Za-z0-9._-]/g, '_');
+
+/**
+ * MOCK_COMPANIES: one client certification package per company, in `<reports>/clients/<company>/`,
+ * each judged on that company's calls with its limits and key. Exit 0 when every company certifies.
+ */
+async function finishByCompany(session: JudgeSession, client: ClientRun): Promise<number> {
+  const results = await session.finishByCompany(client);
+  let all = true;
+  for (const { companyId, report, calls } of results) {
+    const dir = join(reportsDir(), 'clients', fileSafe(companyId));
+    writeClientPackage(dir, report);
+    const c = report.counts.bySide.client;
+    console.log(`${companyId}: ${calls} calls; client cases ${c.PASS} PASS, ${c.FAIL} FAIL, ${c.WARN} WARN, ${c.NOT_RUN} NOT_RUN; ${report.outcome.summary}`);
+    console.log(`  package: ${resolve(dir, CLIENT_PACKAGE_FILE)}`);
+    all &&= report.outcome.certifies;
+  }
+  console.log(all ? `every company certifies (${results.length})` : `not every company certifies: ${results.filter((r) => !r.report.outcome.certifies).map((r) => r.companyId).join(', ')}`);
+  return all ? 0 : 1;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {

@@ -9,6 +9,8 @@ import { DEFAULT_RATE_WINDOW_SECONDS } from '../contract/catalogue.js';
 import { seedFrom } from '../generators/seed.js';
 import { nonNegativeInteger, oneOf, positiveInteger, positiveNumber } from './env-values.js';
 import { networkFromEnv, type NetworkConfig } from '../net/index.js';
+import { KeyError, readPrivateKey } from '../attest/keys.js';
+import type { KeyObject } from 'node:crypto';
 
 export { ConfigError } from '../contract/prefix.js';
 export { loadEnvFile } from './env-file.js';
@@ -56,6 +58,10 @@ export interface SuiteConfig {
   preflight: boolean;
   /** SADAD_MAX_OUTAGE_SECONDS: how long the run waits for a target that went down before it stops (resumable). */
   maxOutageSeconds: number;
+  /** SADAD_PACKAGE_KEY: the Ed25519 private key (PEM file) that signs the certification package; not the request signer's SADAD_SIGNING_KEY. */
+  packageKey?: string | undefined;
+  /** SADAD_PACKAGE_VALID_DAYS: how long a signed package is valid after its run (the predicate's `validUntil`). */
+  packageValidDays?: number;
 }
 
 type Env = NodeJS.ProcessEnv;
@@ -126,7 +132,33 @@ export function configFromEnv(env: Env = process.env): SuiteConfig {
     network: cachedNetwork(env),
     preflight: oneOf(env, 'SADAD_PREFLIGHT', ['on', 'off'] as const, embedded ? 'off' : 'on') === 'on',
     maxOutageSeconds: positiveNumber(env, 'SADAD_MAX_OUTAGE_SECONDS', 1800),
+    packageKey: packageKeyFromEnv(env)?.file,
+    packageValidDays: packageValidDaysFromEnv(env),
   };
+}
+
+/** Days a signed package is valid after its run, unless SADAD_PACKAGE_VALID_DAYS says otherwise. */
+export const DEFAULT_PACKAGE_VALID_DAYS = 90;
+
+export function packageValidDaysFromEnv(env: Env = process.env): number {
+  return positiveInteger(env, 'SADAD_PACKAGE_VALID_DAYS', DEFAULT_PACKAGE_VALID_DAYS);
+}
+
+/**
+ * SADAD_PACKAGE_KEY: the path of the Ed25519 private key (PEM) that signs the certification
+ * package (reports/certification.intoto.json), read and checked; null when unset. A file that
+ * cannot be read, is encrypted or holds another kind of key is a ConfigError naming the variable.
+ */
+export function packageKeyFromEnv(env: Env = process.env): { file: string; key: KeyObject } | null {
+  const raw = str(env, 'SADAD_PACKAGE_KEY');
+  if (raw === undefined) return null;
+  const file = resolve(raw);
+  try {
+    return { file, key: readPrivateKey(file) };
+  } catch (e) {
+    if (!(e instanceof KeyError)) throw e;
+    throw new ConfigError('SADAD_PACKAGE_KEY', `${e.message} (SADAD_PACKAGE_KEY is the path of the Ed25519 private key, PEM, that signs the certification package, made by \`npm run keygen\`; it is not SADAD_SIGNING_KEY, the key that signs requests)`);
+  }
 }
 
 const NETWORK_VARIABLES = ['SADAD_CA_FILE', 'SADAD_TLS_CERT', 'SADAD_TLS_KEY', 'SADAD_TLS_PFX', 'SADAD_TLS_PASSPHRASE',

@@ -12,6 +12,7 @@ import { request } from 'undici';
 import { describeNetworkError, dispatcherFor, networkFromEnv, routeOf, type NetworkConfig } from '../net/index.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { operations } from '../contract/catalogue.js';
+import { CompanyRegistry } from '../mock/companies.js';
 import { Defects } from '../mock/defects.js';
 import { errorBody, MockError } from '../mock/errors.js';
 import type { MockOptions } from '../mock/options.js';
@@ -101,9 +102,11 @@ export async function buildProxy(upstream: string, options: MockOptions, recorde
   await registerRateLimiter(app, options.limiter);
   const scenarios = new Scenarios(options.tagPrefix, options.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS);
   const noDefects = new Defects([]);
+  // MOCK_COMPANIES: each company (by its CompanyId header) within its own limits
+  const companies = new CompanyRegistry(options);
   for (const op of operations) {
     const s = scenarios.hooks(op);
-    app.route({ method: 'POST', url: op.path, config: { rateLimit: rateLimitFor(op, options, noDefects) }, preHandler: s.preHandler, onSend: s.onSend, handler: relay });
+    app.route({ method: 'POST', url: op.path, config: { rateLimit: rateLimitFor(op, options, noDefects, companies) }, preHandler: s.preHandler, onSend: s.onSend, handler: relay });
   }
   // everything else (a token endpoint, other methods and paths) is passed through unjudged
   app.setNotFoundHandler(relay);

@@ -4,15 +4,16 @@
  * and the RSA-SHA256 signature over `Message` when a public key is configured. Every failure is a
  * 401 whose detail names the header; the values themselves are never echoed, they may be secrets.
  */
-import { createPublicKey, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import { verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Operation } from '../contract/catalogue.js';
 import { isSpecTimestamp } from '../contract/formats.js';
 import { optionalClientHeaderNames, referenceIdHeader, requiredHeaderNames } from '../contract/headers.js';
+import { sameSecret, type CompanyRegistry } from './companies.js';
 import type { Defects } from './defects.js';
 import { unauthorized } from './errors.js';
 import type { MockOptions } from './options.js';
-import type { TokenIssuer } from './token.js';
+import { then, type Maybe, type TokenStore } from './store/index.js';
 
 export const SIGNATURE_HEADER = 'X-Signature';
 /** Reference ids seen in a real deployment are 3-16 alphanumerics (domain notes). */
@@ -23,12 +24,6 @@ function headerValue(headers: IncomingHttpHeaders, name: string, key = name.toLo
   const v = headers[key];
   const s = Array.isArray(v) ? v.join(', ') : v;
   return s === undefined || s.trim() === '' ? undefined : s.trim();
-}
-
-function sameSecret(a: string, b: string | Buffer): boolean {
-  const x = Buffer.from(a);
-  const y = typeof b === 'string' ? Buffer.from(b) : b;
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** A header's name as errors spell it, and as Node keys it. */
@@ -53,31 +48,21 @@ export function verifiesMessage(message: unknown, signature: string, key: KeyObj
 }
 
 export class Authenticator {
-  private readonly publicKey?: KeyObject;
-  // Computed once rather than on every call: the header names and the secrets compared against.
+  // Computed once rather than on every call: the header names.
   private readonly required: readonly HeaderName[];
   private readonly referenceId: HeaderName;
-  private readonly accessToken: Buffer;
-  private readonly clientSecret: Buffer;
 
-  constructor(private readonly options: MockOptions, private readonly tokens: TokenIssuer, readonly defects: Defects) {
-    if (options.signaturePublicKeyPem !== undefined) this.publicKey = createPublicKey(options.signaturePublicKeyPem);
+  constructor(private readonly options: MockOptions, private readonly companies: CompanyRegistry, private readonly tokens: TokenStore, readonly defects: Defects) {
     this.required = requiredHeaderNames(options.headerPrefix).map(headerName);
     this.referenceId = headerName(referenceIdHeader(options.headerPrefix));
-    this.accessToken = Buffer.from(options.accessToken);
-    this.clientSecret = Buffer.from(options.clientSecret);
-  }
-
-  get signatureRequired(): boolean {
-    return this.publicKey !== undefined;
   }
 
   /**
    * Everything that can be checked before the body is read. Throws a 401 MockError; returns the
-   * company the call is attributed to (its budget and its state).
+   * company the call is attributed to (its budget and its state). Synchronous unless the token is
+   * one the token endpoint issued (the store is asked whose it is).
    */
-  checkHeaders(op: Operation, headers: IncomingHttpHeaders): string {
-    const o = this.options;
+  checkHeaders(op: Operation, headers: IncomingHttpHeaders): Maybe<string> {
     // defect: CompanyId neither required nor checked; the call goes to the configured company
     const anyCompany = this.defects.on('company-id-unchecked', op.id);
     for (const { name, key } of this.required) {
@@ -95,21 +80,30 @@ export class Authenticator {
     const bearer = /^Bearer\s+(\S+)$/i.exec(auth);
     if (!bearer) throw unauthorized({ pointer: 'header:Authorization', expected: 'Bearer <access token>', found: 'another scheme or form' });
     const token = bearer[1]!;
-    // defect: the token is never looked up, any Bearer token passes
-    if (!sameSecret(token, this.accessToken) && !this.tokens.isActive(token) && !this.defects.on('bad-token-accepted', op.id)) {
+    const owners = this.companies.companiesOfToken(token);
+    if (owners !== undefined) return this.attribute(op, headers, owners, anyCompany);
+    return then(this.tokens.owner(token), (client) => {
+      const issuedTo = client === undefined ? [] : this.companies.companiesOfClient(client);
+      if (issuedTo.length > 0) return this.attribute(op, headers, issuedTo, anyCompany);
+      // defect: the token is never looked up, any Bearer token passes
+      if (this.defects.on('bad-token-accepted', op.id)) return this.attribute(op, headers, this.companies.ids, anyCompany);
       throw invalidToken();
-    }
-    const company = headerValue(headers, 'CompanyId', 'companyid');
-    const known = company !== undefined && (company === o.companyId || (o.extraCompanyIds ?? []).includes(company));
-    if (!known) {
-      if (!anyCompany) throw unauthorized({ pointer: 'header:CompanyId', expected: 'the company the credentials belong to', found: 'another company' });
-    }
-    this.checkClientHeaders(op, headers);
-    return known ? company : o.companyId;
+    });
+  }
+
+  /** The company the call names, when the credentials are that company's. */
+  private attribute(op: Operation, headers: IncomingHttpHeaders, owners: readonly string[], anyCompany: boolean): string {
+    const named = headerValue(headers, 'CompanyId', 'companyid');
+    const known = named !== undefined && owners.includes(named);
+    // another company's id with these credentials is refused like an unknown one: a partner cannot act as another
+    if (!known && !anyCompany) throw unauthorized({ pointer: 'header:CompanyId', expected: 'the company the credentials belong to', found: 'another company' });
+    const company = known ? named : owners[0]!;
+    this.checkClientHeaders(op, headers, company);
+    return company;
   }
 
   /** `clientid`/`clientsecret` (spec §5 rule 2): checked when sent, demanded only when configured so. */
-  private checkClientHeaders(op: Operation, headers: IncomingHttpHeaders): void {
+  private checkClientHeaders(op: Operation, headers: IncomingHttpHeaders, company: string): void {
     const [idName, secretName] = optionalClientHeaderNames(op);
     if (idName === undefined || secretName === undefined) return;
     const id = headerValue(headers, idName);
@@ -118,24 +112,27 @@ export class Authenticator {
       if (id === undefined) throw present(idName);
       if (secret === undefined) throw present(secretName);
     }
-    if (id !== undefined && id !== this.options.clientId) {
+    const registered = this.companies.clientOf(company);
+    if (id !== undefined && id !== registered?.id) {
       throw unauthorized({ pointer: `header:${idName}`, expected: 'the registered client id', found: 'another value' });
     }
-    if (secret !== undefined && !sameSecret(secret, this.clientSecret)) {
+    if (secret !== undefined && !sameSecret(secret, registered?.secret ?? '')) {
       throw unauthorized({ pointer: `header:${secretName}`, expected: 'the registered client secret', found: 'another value' });
     }
   }
 
   /**
-   * Verifies `X-Signature` (base64 RSA-SHA256 over `JSON.stringify(body.Message)`). A body without
-   * `Message` has nothing to sign and nothing the mock would act on: validation rejects it.
+   * Verifies `X-Signature` (base64 RSA-SHA256 over `JSON.stringify(body.Message)`) with the
+   * company's key. A body without `Message` has nothing to sign and nothing the mock would act on:
+   * validation rejects it.
    */
-  checkSignature(body: unknown, headers: IncomingHttpHeaders): void {
-    if (!this.publicKey) return;
+  checkSignature(body: unknown, headers: IncomingHttpHeaders, company: string): void {
+    const key = this.companies.signatureKey(company);
+    if (!key) return;
     const message = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).Message : undefined;
     if (message === undefined) return;
     const signature = headerValue(headers, SIGNATURE_HEADER);
     if (signature === undefined) throw present(SIGNATURE_HEADER);
-    if (!verifiesMessage(message, signature, this.publicKey)) throw unauthorized({ pointer: `header:${SIGNATURE_HEADER}`, expected: 'base64 RSA-SHA256 signature of JSON.stringify(Message)', found: 'a signature that does not verify' });
+    if (!verifiesMessage(message, signature, key)) throw unauthorized({ pointer: `header:${SIGNATURE_HEADER}`, expected: 'base64 RSA-SHA256 signature of JSON.stringify(Message)', found: 'a signature that does not verify' });
   }
 }

@@ -6,6 +6,7 @@
 import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { config as loadEnv } from 'dotenv';
+import { unset } from '../config/env-values.js';
 import { ConfigError } from '../contract/prefix.js';
 import { formatFaults, mockOptionsFromEnv, startMock, type RunningMock } from './index.js';
 
@@ -23,7 +24,10 @@ async function main(): Promise<void> {
   let mock: RunningMock;
   try {
     loadEnvFile();
-    mock = await startMock(mockOptionsFromEnv());
+    const options = mockOptionsFromEnv();
+    // JSON logs on stdout: `info` here unless MOCK_LOG_LEVEL says otherwise (startMock, and so the embedded mock, stays silent)
+    if (unset(process.env.MOCK_LOG_LEVEL)) options.logLevel = 'info';
+    mock = await startMock(options);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`mock: ${err.message}`);
@@ -35,16 +39,20 @@ async function main(): Promise<void> {
   const o = mock.options;
   console.log(`style ${o.style}, errors ${o.errors}, rate limits bill ${o.rateLimits.bill} / moi ${o.rateLimits.moi} per ${o.rateWindowSeconds} s (${o.limiter ?? 'fixed'}), signature ${o.signaturePublicKeyPem ? 'required' : 'not required'}`);
   if (o.tls) console.log(`TLS: ${new X509Certificate(o.tls.cert).subject.replace(/\n/g, ', ')}${o.tls.clientCa ? '; a client certificate signed by MOCK_TLS_CLIENT_CA is required' : ''}`);
+  console.log(`logs: ${o.logLevel ?? 'silent'} (MOCK_LOG_LEVEL)${o.accessLog !== undefined ? `; access log appended to ${o.accessLog}` : ''}`);
   if (o.defects.length > 0) console.log(`DEFECTS INJECTED (not a faithful mock): ${o.defects.join(', ')}`);
   // faults are a gateway's, not the service's: the mock stays faithful, but calls will fail
   const faults = formatFaults(o.faults ?? {});
   if (faults !== '') console.log(`faults injected: ${faults}`);
+  console.log(o.redisUrl !== undefined ? `state: shared, in Redis (MOCK_REDIS_URL, keys under ${o.redisPrefix ?? 'sadad-mock:'})` : 'state: in memory (MOCK_REDIS_URL unset)');
+  if (o.companies) console.log(`companies (MOCK_COMPANIES): ${o.companies.map((c) => c.companyId).join(', ')}`);
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    // a second signal: the operator does not want to wait for the calls in flight
+    if (stopping) { void mock.close().finally(() => process.exit(1)); return; }
     stopping = true;
-    console.log(`${signal}: closing`);
-    mock.close().then(() => process.exit(0), () => process.exit(1));
+    console.log(`${signal}: closing (calls in flight are answered first)`);
+    mock.shutdown().then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -24,7 +24,7 @@ import { operations, type OperationId } from '../contract/catalogue.js';
 import { ConfigError } from '../contract/prefix.js';
 import { invalidToken } from './auth.js';
 import { MockError } from './errors.js';
-import type { TokenIssuer } from './token.js';
+import type { TokenStore } from './store/index.js';
 import { mulberry32 } from '../generators/prng.js';
 
 /** The probabilistic kinds, in the order they are drawn and take precedence. */
@@ -147,7 +147,7 @@ export class Faults {
   private outageStart: number | undefined;
   private outageCalls = 0;
 
-  constructor(private readonly settings: FaultSettings, private readonly tokens: TokenIssuer) {
+  constructor(private readonly settings: FaultSettings, private readonly tokens: TokenStore) {
     this.active = FAULT_KINDS.some((k) => (settings[k] ?? 0) > 0) || (settings.latency ?? 0) > 0 || (settings.jitter ?? 0) > 0 || settings['outage-after'] !== undefined;
     this.random = mulberry32(settings.seed ?? randomInt(0, 2 ** 32 - 1));
     this.counters = Object.fromEntries(operations.map((o) => [o.id, Object.fromEntries([...FAULT_KINDS, 'outage'].map((k) => [k, 0]))])) as FaultCounts;
@@ -237,7 +237,7 @@ export class Faults {
         // An issued token is gone for good, so the client must fetch another. The static token
         // is refused this once only: revoking it would leave the client no way to go on.
         const token = bearerOf(req);
-        if (token !== undefined) this.tokens.revoke(token);
+        if (token !== undefined) await this.tokens.revoke(token);
         throw invalidToken();
       }
       default:

@@ -15,6 +15,8 @@ export { DEFECT_CATALOGUE, DEFECT_FAMILIES, KNOWN_DEFECTS, type Defect, type Def
 export type { ErrorBody, ErrorDetail } from './errors.js';
 export { FAULT_KINDS, FAULT_PARTS, HANG_LIMIT_MS, MAINTENANCE_PAGE, OUTAGE_KINDS, formatFaults, parseFaults, type FaultCounts, type FaultKind, type FaultSettings, type OutageKind, type OutageReport } from './faults.js';
 export { LIMITER_KINDS, type LimiterKind } from './limiters.js';
+export { CompanyRegistry, parseCompanies, readCompaniesFile, type CompanyConfig } from './companies.js';
+export { StoreUnavailable, type MockStore } from './store/index.js';
 
 export interface RunningMock {
   /** `http://127.0.0.1:<port>`, or `https://` with `tls` */
@@ -25,8 +27,18 @@ export interface RunningMock {
   faultCounts(): FaultCounts;
   /** The outage of MOCK_FAULTS (`outage-after`, `outage-seconds`): when it started and ended, and the calls it answered. */
   outage(): OutageReport;
+  /** Where state is kept: `memory`, or `redis` with MOCK_REDIS_URL. */
+  store: 'memory' | 'redis';
   close(): Promise<void>;
+  /**
+   * Graceful shutdown (SIGTERM/SIGINT of `npm run mock`): stops taking new calls, lets the calls in
+   * flight be answered (at most `graceMs`, default 10 s), then closes and releases the store.
+   */
+  shutdown(graceMs?: number): Promise<void>;
 }
+
+/** How long a graceful shutdown waits for the calls in flight. */
+export const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * Starts a mock. Options not given take the built-in defaults, not the environment: pass
@@ -34,17 +46,28 @@ export interface RunningMock {
  */
 export async function startMock(options: Partial<MockOptions> = {}, extras: MockExtras = {}): Promise<RunningMock> {
   const resolved = resolveMockOptions(options);
-  const { app, faults } = await buildMockServer(resolved, extras);
-  await app.listen({ host: resolved.host, port: resolved.port });
+  const { app, faults, drain, store } = await buildMockServer(resolved, extras);
+  try {
+    await app.listen({ host: resolved.host, port: resolved.port });
+  } catch (e) {
+    await app.close(); // releases the store's connection too
+    throw e;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : resolved.port;
   let closing: Promise<void> | undefined;
+  const close = () => (closing ??= app.close().then(() => undefined));
   return {
     url: `${resolved.tls ? 'https' : 'http'}://${resolved.host}:${port}`,
     port,
     options: { ...resolved, port },
     faultCounts: () => faults.counts(),
     outage: () => faults.outage(),
-    close: () => (closing ??= app.close().then(() => undefined)),
+    store: store.kind,
+    close,
+    async shutdown(graceMs = SHUTDOWN_GRACE_MS) {
+      if (closing === undefined) await drain(graceMs);
+      await close();
+    },
   };
 }

@@ -14,6 +14,8 @@ import { checkDefects, parseDefects } from './defects.js';
 import { checkFaults, HANG_LIMIT_MS, parseFaults, type FaultSettings } from './faults.js';
 import { LIMITER_KINDS, type LimiterKind } from './limiters.js';
 import { DEFAULT_LATE_ANSWER_MS } from './magic.js';
+import { LOG_LEVELS, type LogLevel } from './logging.js';
+import { parseCompanies, readCompaniesFile, type CompanyConfig } from './companies.js';
 
 export type ResponseStyle = 'sample' | 'table';
 export type ErrorMode = 'http' | 'in-band';
@@ -55,6 +57,23 @@ export interface MockOptions {
   lateAnswerMs?: number;
   /** HTTPS instead of HTTP (MOCK_TLS_*): a sandbox behind a private CA, or demanding mutual TLS. Optional: an addition. */
   tls?: MockTls;
+  /**
+   * The shared store (MOCK_REDIS_URL, `redis://host:port[/db]`): all state and rate-limit counters
+   * in Redis, so replicas behind a load balancer are one sandbox (store/redis.ts). In memory when absent.
+   */
+  redisUrl?: string;
+  /** Prefix of every key in Redis (MOCK_REDIS_PREFIX): several sandboxes can share one Redis. */
+  redisPrefix?: string;
+  /**
+   * The companies served, each with credentials, limits and a signature key of its own
+   * (MOCK_COMPANIES, companies.ts). When given, it replaces companyId, extraCompanyIds and the
+   * shared credentials, which take the first company's values.
+   */
+  companies?: CompanyConfig[];
+  /** A file the access log is appended to, one JSON line per call (MOCK_ACCESS_LOG, access-log.ts); none when absent. */
+  accessLog?: string;
+  /** pino level of the JSON logs on stdout (MOCK_LOG_LEVEL, logging.ts): `silent` by default; `npm run mock` defaults to `info`. */
+  logLevel?: LogLevel;
 }
 
 /** PEM text. The URL names 127.0.0.1, so the certificate must name that address for a client to accept it. */
@@ -88,6 +107,7 @@ export function defaultMockOptions(): MockOptions {
     limiter: 'fixed',
     faults: {},
     lateAnswerMs: DEFAULT_LATE_ANSWER_MS,
+    logLevel: 'silent',
   };
 }
 
@@ -161,6 +181,16 @@ function readTextFile(path: string, variable: string): string {
   throw new ConfigError(variable, `cannot read the file ${JSON.stringify(path)}`);
 }
 
+/** `redis://[user:password@]host:port[/db]` (or `rediss://`, over TLS); a ConfigError naming `name` otherwise. */
+export function redisUrl(raw: string, name: string): string {
+  let u: URL;
+  try { u = new URL(raw); } catch { throw new ConfigError(name, `must be a URL like redis://127.0.0.1:6379/0, got ${JSON.stringify(raw)}`); }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new ConfigError(name, `must start with redis:// (or rediss:// for TLS), got ${JSON.stringify(u.protocol)}`);
+  if (u.hostname === '') throw new ConfigError(name, 'names no host');
+  if (!/^\/?(\d{1,2})?$/.test(u.pathname)) throw new ConfigError(name, `the path is the database number (/0 to /15), got ${JSON.stringify(u.pathname)}`);
+  return raw;
+}
+
 export function mockOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): MockOptions {
   const d = defaultMockOptions();
   const keyPath = env.MOCK_SIGNATURE_PUBLIC_KEY;
@@ -187,10 +217,20 @@ export function mockOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): MockOp
     limiter: oneOf(env, 'MOCK_LIMITER', LIMITER_KINDS, d.limiter ?? 'fixed'),
     faults: parseFaults(env.MOCK_FAULTS),
     lateAnswerMs: positiveInteger(env, 'MOCK_LATE_ANSWER_MS', d.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS),
+    logLevel: oneOf(env, 'MOCK_LOG_LEVEL', LOG_LEVELS, d.logLevel ?? 'silent'),
   };
+  if (!unset(env.MOCK_ACCESS_LOG)) options.accessLog = env.MOCK_ACCESS_LOG.trim();
   if (!unset(keyPath)) options.signaturePublicKeyPem = readPublicKeyPem(keyPath.trim());
   const tls = tlsFromEnv(env);
   if (tls) options.tls = tls;
+  if (!unset(env.MOCK_HOST)) options.host = text(env, 'MOCK_HOST', d.host);
+  if (!unset(env.MOCK_REDIS_URL)) options.redisUrl = redisUrl(env.MOCK_REDIS_URL.trim(), 'MOCK_REDIS_URL');
+  if (!unset(env.MOCK_REDIS_PREFIX)) options.redisPrefix = text(env, 'MOCK_REDIS_PREFIX', '');
+  if (!unset(env.MOCK_COMPANIES)) {
+    if (options.extraCompanyIds?.length) throw new ConfigError('MOCK_EXTRA_COMPANY_IDS', 'cannot be used with MOCK_COMPANIES: list every company in that file');
+    options.companies = readCompaniesFile(env.MOCK_COMPANIES.trim());
+    delete options.extraCompanyIds;
+  }
   return options;
 }
 
@@ -199,6 +239,17 @@ export function resolveMockOptions(partial: Partial<MockOptions> = {}): MockOpti
   const d = defaultMockOptions();
   const o: MockOptions = { ...d, ...partial, rateLimits: { ...d.rateLimits, ...partial.rateLimits } };
   const bad = (field: string, why: string): never => { throw new ConfigError(field, why); };
+  if (o.redisUrl !== undefined) redisUrl(o.redisUrl, 'redisUrl');
+  if (o.companies !== undefined) {
+    if (o.extraCompanyIds?.length) bad('extraCompanyIds', 'cannot be used with companies: list every company there');
+    // checked like the file, so that a test's companies meet the same rules
+    o.companies = parseCompanies(o.companies.map(({ signaturePublicKeyPem, ...c }) => ({ ...c, ...(signaturePublicKeyPem !== undefined ? { signaturePublicKey: signaturePublicKeyPem } : {}) })), process.cwd(), 'companies');
+    // the single-company fields name the first company, for code that reads them (the judge, the suite's setup)
+    const first = o.companies[0]!;
+    o.companyId = first.companyId;
+    if (first.accessToken !== undefined) o.accessToken = first.accessToken;
+    if (first.clientId !== undefined) { o.clientId = first.clientId; o.clientSecret = first.clientSecret!; }
+  }
   if (!Number.isInteger(o.port) || o.port < 0 || o.port > 65535) bad('port', `must be a port number 0-65535, got ${o.port}`);
   if (!(o.rateWindowSeconds > 0) || !Number.isFinite(o.rateWindowSeconds)) bad('rateWindowSeconds', `must be a positive number, got ${o.rateWindowSeconds}`);
   if (Math.round(o.rateWindowSeconds * 1000) < 1) bad('rateWindowSeconds', 'must be at least 0.001');
@@ -219,6 +270,8 @@ export function resolveMockOptions(partial: Partial<MockOptions> = {}): MockOpti
     if (o.tls === null || typeof o.tls !== 'object') bad('tls', 'must be { cert, key, clientCa? } (PEM text)');
     checkTls(o.tls, { cert: 'tls.cert', key: 'tls.key', clientCa: 'tls.clientCa' });
   }
+  if (o.accessLog !== undefined && (typeof o.accessLog !== 'string' || o.accessLog.trim() === '')) bad('accessLog', 'must be the path of a file');
+  if (o.logLevel !== undefined && !LOG_LEVELS.includes(o.logLevel)) bad('logLevel', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(o.logLevel)}`);
   if (o.lateAnswerMs !== undefined && !(Number.isInteger(o.lateAnswerMs) && o.lateAnswerMs >= 0 && o.lateAnswerMs <= HANG_LIMIT_MS)) bad('lateAnswerMs', `must be whole milliseconds 0-${HANG_LIMIT_MS}, got ${o.lateAnswerMs}`);
   return o;
 }

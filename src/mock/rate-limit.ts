@@ -12,12 +12,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Operation } from '../contract/catalogue.js';
 import { MockError } from './errors.js';
 import type { Defects } from './defects.js';
+import type { CompanyRegistry } from './companies.js';
 import { limiterStore, type LimiterKind, type LimiterRouteOptions } from './limiters.js';
 import type { MockOptions } from './options.js';
+import type { MockStore } from './store/index.js';
 
-export async function registerRateLimiter(app: FastifyInstance, kind: LimiterKind = 'fixed'): Promise<void> {
+/** `store`: where the budgets are counted (in this process without one; in Redis with the shared store). */
+export async function registerRateLimiter(app: FastifyInstance, kind: LimiterKind = 'fixed', store?: MockStore): Promise<void> {
   // Not global: only the API routes are limited, each with its own budget (the token endpoint is not).
-  await app.register(rateLimit, { global: false, hook: 'preValidation', store: limiterStore(kind) });
+  await app.register(rateLimit, { global: false, hook: 'preValidation', store: store ? store.limiterStore(kind) : limiterStore(kind) });
 }
 
 /** The company a call is attributed to (set by authentication, which runs first). */
@@ -39,20 +42,22 @@ export const noResetWindows = (windowMs: number) => Math.max(NO_RESET_WINDOWS, M
  * bend it here: the budget one more or one less than the limit, no limit at all, or a budget that
  * stays refused once exceeded. They bend the budget, not the counting, so they work with every kind.
  */
-export function rateLimitFor(op: Operation, options: MockOptions, defects: Defects): (RateLimitOptions & LimiterRouteOptions) | false {
+export function rateLimitFor(op: Operation, options: MockOptions, defects: Defects, companies?: CompanyRegistry): (RateLimitOptions & LimiterRouteOptions) | false {
   if (defects.on('rate-limit-off', op.id)) return false;
+  const bend = defects.on('rate-limit-one-extra', op.id) ? 1 : defects.on('rate-limit-one-short', op.id) ? -1 : 0;
+  const budget = (limit: number) => Math.max(0, limit + bend);
+  // a company's own limit (MOCK_COMPANIES) when it has one; a number when none has, as before
+  const separate = companies?.separate === true;
+  const limitOf = (req: FastifyRequest) => (separate ? companies!.limit(companyOf(req), op.rateGroup) : options.rateLimits[op.rateGroup]);
   const limit = options.rateLimits[op.rateGroup];
-  let max = limit;
-  if (defects.on('rate-limit-one-extra', op.id)) max = limit + 1;
-  if (defects.on('rate-limit-one-short', op.id)) max = Math.max(0, limit - 1);
   return {
-    max,
+    max: separate ? (req: FastifyRequest) => budget(limitOf(req)) : budget(limit),
     timeWindow: Math.max(1, Math.round(options.rateWindowSeconds * 1000)),
     hook: 'preValidation',
     keyGenerator: (req) => JSON.stringify([op.id, companyOf(req)]),
     // The plugin has already set Retry-After (whole seconds, rounded up, at least 1) and the
     // X-RateLimit-* headers on the reply when this runs.
-    errorResponseBuilder: () => new MockError(429, 'MW-429', `Rate limit exceeded: ${limit} calls per ${options.rateWindowSeconds} s for ${op.title}`),
+    errorResponseBuilder: (req) => new MockError(429, 'MW-429', `Rate limit exceeded: ${limitOf(req)} calls per ${options.rateWindowSeconds} s for ${op.title}`),
     blockWindows: defects.on('rate-limit-no-reset', op.id) ? noResetWindows(options.rateWindowSeconds * 1000) : 0,
   };
 }

@@ -1,14 +1,18 @@
 /**
  * The business rules of each operation, applied to one schema-valid TransactionData entry at a
- * time. Synchronous from the duplicate check to the debit, so concurrent payments cannot both pass
- * the check (see state.ts); the duplicate and flow defects bend them here.
+ * time. A payment's rules are a pure decision over the bill or fee subject and whether its
+ * SequenceNumber was used; the store applies it atomically (store/index.ts), so concurrent
+ * payments cannot both pass the duplicate check, on one process or across replicas. The duplicate
+ * and flow defects bend them here.
  */
 import { randomUUID } from 'node:crypto';
+import { specDate } from '../contract/headers.js';
 import type { Fields } from '../contract/message.js';
 import type { Defects } from './defects.js';
 import { REJECTIONS, type Rejection } from './errors.js';
-import { scenarioOf } from './magic.js';
-import type { Bill, FeeSubject, MockState } from './state.js';
+import { BILL_STATUS, scenarioOf } from './magic.js';
+import type { Bill, FeeSubject } from './state.js';
+import { then, type Maybe, type MockStore, type PaymentDecision } from './store/index.js';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; rejection: Rejection; value?: T };
 
@@ -24,7 +28,7 @@ export interface BillReceipt extends Receipt { bill: Bill }
 export interface FeeReceipt extends Receipt { fee: FeeSubject }
 
 export interface EntryContext {
-  state: MockState;
+  store: MockStore;
   defects: Defects;
   company: string;
   /** JSON pointer of the entry in the request body. */
@@ -48,22 +52,22 @@ function toCents(amount: number): number | null {
 
 const money = (cents: number) => (cents / 100).toFixed(2);
 
-function receipt(state: MockState, paidCents: number): Receipt {
+function receipt(store: MockStore, paidCents: number): Receipt {
   return {
     paidCents,
-    paymentRefNumber: `PRN${state.nextReference()}`,
+    paymentRefNumber: `PRN${store.nextReference()}`,
     sadadRqUid: randomUUID(),
-    bankReference: state.nextReference(),
-    sadadReference: state.nextReference(),
+    bankReference: store.nextReference(),
+    sadadReference: store.nextReference(),
   };
 }
 
-export function billEnquiry(ctx: EntryContext, entry: Fields): Outcome<Bill> {
+export function billEnquiry(ctx: EntryContext, entry: Fields): Maybe<Outcome<Bill>> {
   const account = str(entry, 'AccountNumber');
   if (scenarioOf(account) === 'inBandFailure') return reject(REJECTIONS.billerUnavailable(), `${ctx.pointer}/AccountNumber`, 'a biller that answers', 'the biller system is unavailable');
-  const bill = ctx.state.bill(ctx.company, str(entry, 'BillerId'), account);
-  if (!bill) return reject(REJECTIONS.notFound('Bill'), `${ctx.pointer}/AccountNumber`, 'an existing bill account', JSON.stringify(account));
-  return { ok: true, value: { ...bill } };
+  return then(ctx.store.bill(ctx.company, str(entry, 'BillerId'), account), (bill): Outcome<Bill> => (
+    bill ? { ok: true, value: bill } : reject(REJECTIONS.notFound('Bill'), `${ctx.pointer}/AccountNumber`, 'an existing bill account', JSON.stringify(account))
+  ));
 }
 
 /**
@@ -77,86 +81,111 @@ export const DUPLICATE_CHECK_GAP_MS = 50;
 const duplicate = (pointer: string, sequence: string) =>
   reject<never>(REJECTIONS.duplicate(), `${pointer}/SequenceNumber`, 'a SequenceNumber not used by an accepted payment', JSON.stringify(sequence));
 
+type BillDecision = PaymentDecision<Bill, Outcome<BillReceipt>>;
+type FeeDecision = PaymentDecision<FeeSubject, Outcome<FeeReceipt>>;
+
 /**
- * A bill payment entry. Synchronous (no yield between the duplicate check and the debit), except
- * under `duplicate-when-concurrent`, which reads the sequence numbers, awaits, then debits: a
- * promise then, which the server awaits.
+ * A bill payment entry. Under `duplicate-when-concurrent` the SequenceNumber is read first, then
+ * the rule yields, then pays without the store guarding the number: concurrent copies all pass.
  */
-export function billPayment(ctx: EntryContext, entry: Fields): Outcome<BillReceipt> | Promise<Outcome<BillReceipt>> {
-  const { state, company, pointer } = ctx;
+export function billPayment(ctx: EntryContext, entry: Fields): Maybe<Outcome<BillReceipt>> {
+  const { store, company, pointer } = ctx;
   const sequence = str(entry, 'SequenceNumber');
-  const used = state.sequenceUsed(company, sequence);
+  const [billerId, account] = [str(entry, 'BillerId'), str(entry, 'BillAccountID')];
   if (ctx.defects.has('duplicate-when-concurrent')) {
-    return new Promise((r) => setTimeout(r, DUPLICATE_CHECK_GAP_MS)).then(() => (used ? duplicate(pointer, sequence) : payBill(ctx, entry, sequence)));
+    return Promise.resolve(store.sequenceUsed(company, sequence)).then(async (used) => {
+      await new Promise((r) => setTimeout(r, DUPLICATE_CHECK_GAP_MS));
+      if (used) return duplicate(pointer, sequence);
+      return store.payBill(company, billerId, account, sequence, (bill) => decideBill(ctx, entry, bill), { ignoreSequence: true });
+    });
   }
-  if (used && !(ctx.defects.has('duplicate-when-partial') && isPartial(ctx, entry))) return duplicate(pointer, sequence);
-  return payBill(ctx, entry, sequence);
+  const replayPartial = ctx.defects.has('duplicate-when-partial');
+  return store.payBill(company, billerId, account, sequence, (bill, used): BillDecision => {
+    if (used && !(replayPartial && isPartial(bill, entry))) return { result: duplicate(pointer, sequence) };
+    return decideBill(ctx, entry, bill);
+  });
 }
 
 /** `duplicate-when-partial`: whether a replay pays less than the bill's whole due amount. */
-function isPartial(ctx: EntryContext, entry: Fields): boolean {
+function isPartial(bill: Bill | null, entry: Fields): boolean {
   if (entry.PayExactDue === false) return true;
-  const bill = ctx.state.bill(ctx.company, str(entry, 'BillerId'), str(entry, 'BillAccountID'));
   const cents = typeof entry.Amount === 'number' ? toCents(entry.Amount) : null;
   return bill !== null && cents !== null && cents < bill.dueCents;
 }
 
+/** The bill after a debit of `cents`. */
+function debited(bill: Bill, cents: number): Bill {
+  const dueCents = bill.dueCents - cents;
+  return { ...bill, dueCents, paidCents: bill.paidCents + cents, paidDate: specDate(), status: dueCents === 0 ? BILL_STATUS.paid : BILL_STATUS.partiallyPaid };
+}
+
 /** The rules after the duplicate check, and the debit. */
-function payBill(ctx: EntryContext, entry: Fields, sequence: string): Outcome<BillReceipt> {
-  const { state, company, pointer } = ctx;
+function decideBill(ctx: EntryContext, entry: Fields, bill: Bill | null): BillDecision {
+  const { pointer } = ctx;
   const account = str(entry, 'BillAccountID');
-  if (scenarioOf(account) === 'inBandFailure') return reject(REJECTIONS.billerUnavailable(), `${pointer}/BillAccountID`, 'a biller that answers', 'the biller system is unavailable');
-  const bill = state.bill(company, str(entry, 'BillerId'), account);
-  if (!bill) return reject(REJECTIONS.notFound('Bill'), `${pointer}/BillAccountID`, 'an existing bill account', JSON.stringify(account));
+  const refuse = (o: Outcome<BillReceipt>): BillDecision => ({ result: o });
+  if (scenarioOf(account) === 'inBandFailure') return refuse(reject(REJECTIONS.billerUnavailable(), `${pointer}/BillAccountID`, 'a biller that answers', 'the biller system is unavailable'));
+  if (!bill) return refuse(reject(REJECTIONS.notFound('Bill'), `${pointer}/BillAccountID`, 'an existing bill account', JSON.stringify(account)));
   const snapshot = (): BillReceipt => ({ bill: { ...bill }, paidCents: 0, paymentRefNumber: '', sadadRqUid: '', bankReference: '', sadadReference: '' });
-  if (bill.expired) return reject(REJECTIONS.expired('Bill'), `${pointer}/BillAccountID`, 'a bill that has not expired', `expired on ${bill.expiryDate}`, snapshot());
-  if (bill.dueCents === 0) return reject(REJECTIONS.alreadyPaid('Bill'), `${pointer}/BillAccountID`, 'a bill with an amount due', 'AmountDue 0', snapshot());
+  if (bill.expired) return refuse(reject(REJECTIONS.expired('Bill'), `${pointer}/BillAccountID`, 'a bill that has not expired', `expired on ${bill.expiryDate}`, snapshot()));
+  if (bill.dueCents === 0) return refuse(reject(REJECTIONS.alreadyPaid('Bill'), `${pointer}/BillAccountID`, 'a bill with an amount due', 'AmountDue 0', snapshot()));
   const amount = entry.Amount as number;
   const exact = entry.PayExactDue === true;
   const cents = toCents(amount);
   const due = money(bill.dueCents);
   const amountAt = `${pointer}/Amount`;
-  const amountRejection = (why: string, expected: string) => reject(REJECTIONS.amountNotAllowed(why), amountAt, expected, String(amount), snapshot());
+  const amountRejection = (why: string, expected: string) => refuse(reject(REJECTIONS.amountNotAllowed(why), amountAt, expected, String(amount), snapshot()));
   if (cents === null) return amountRejection('a positive amount with at most two decimals', 'an amount with at most two decimals');
   if (cents <= 0) return amountRejection('must be positive', `0 < Amount <= ${due}`);
   if (exact && cents !== bill.dueCents) return amountRejection('PayExactDue requires the exact due amount', `exactly ${due}`);
   if (cents > bill.dueCents) return amountRejection('over-payment', `at most ${due}`);
   if (bill.exactOnly && cents !== bill.dueCents) return amountRejection('exact due amount required', `exactly ${due}`);
-  if (ctx.defects.has('payment-without-effect')) state.recordSequence(company, sequence); // answered as paid, bill untouched
-  else state.payBill(company, bill, !exact && ctx.defects.has('partial-debits-full') ? bill.dueCents : cents, sequence);
-  return { ok: true, value: { ...receipt(state, cents), bill: { ...bill } } };
+  // defect: answered as paid, bill untouched
+  if (ctx.defects.has('payment-without-effect')) return { result: { ok: true, value: { ...receipt(ctx.store, cents), bill: { ...bill } } }, record: true };
+  const next = debited(bill, !exact && ctx.defects.has('partial-debits-full') ? bill.dueCents : cents);
+  return { result: { ok: true, value: { ...receipt(ctx.store, cents), bill: next } }, next, record: true };
 }
 
 const feeKeyOf = (entry: Fields) => [str(entry, 'BillerID', 'BillerId'), str(entry, 'ID'), str(entry, 'RequestType')] as const;
 
-export function moiEnquiry(ctx: EntryContext, entry: Fields): Outcome<FeeSubject> {
+export function moiEnquiry(ctx: EntryContext, entry: Fields): Maybe<Outcome<FeeSubject>> {
   const [billerId, id, requestType] = feeKeyOf(entry);
-  const fee = ctx.state.fee(ctx.company, billerId, id, requestType);
-  if (!fee) return reject(REJECTIONS.notFound('Fee subject'), `${ctx.pointer}/ID`, 'an existing fee subject', JSON.stringify(id));
-  if (fee.expired) return reject(REJECTIONS.expired('Fee'), `${ctx.pointer}/ID`, 'a fee that has not expired', 'expired', { ...fee });
-  return { ok: true, value: { ...fee } };
+  return then(ctx.store.fee(ctx.company, billerId, id, requestType), (fee): Outcome<FeeSubject> => {
+    if (!fee) return reject(REJECTIONS.notFound('Fee subject'), `${ctx.pointer}/ID`, 'an existing fee subject', JSON.stringify(id));
+    if (fee.expired) return reject(REJECTIONS.expired('Fee'), `${ctx.pointer}/ID`, 'a fee that has not expired', 'expired', fee);
+    return { ok: true, value: fee };
+  });
 }
 
-export function moiPayment(ctx: EntryContext, entry: Fields): Outcome<FeeReceipt> {
-  const { state, company, pointer } = ctx;
+export function moiPayment(ctx: EntryContext, entry: Fields): Maybe<Outcome<FeeReceipt>> {
+  const { store, company, pointer } = ctx;
   const sequence = str(entry, 'SequenceNumber');
-  if (state.sequenceUsed(company, sequence) && !ctx.defects.has('duplicate-moi-unchecked')) return duplicate(pointer, sequence);
+  const unchecked = ctx.defects.has('duplicate-moi-unchecked');
   const [billerId, id, requestType] = feeKeyOf(entry);
-  const fee = state.fee(company, billerId, id, requestType);
-  if (!fee) return reject(REJECTIONS.notFound('Fee subject'), `${pointer}/ID`, 'an existing fee subject', JSON.stringify(id));
+  return store.payFee(company, billerId, id, requestType, sequence, (fee, used) => {
+    if (used) return { result: duplicate(pointer, sequence) };
+    return decideFee(ctx, entry, fee);
+  }, { ignoreSequence: unchecked });
+}
+
+function decideFee(ctx: EntryContext, entry: Fields, fee: FeeSubject | null): FeeDecision {
+  const { pointer } = ctx;
+  const refuse = (o: Outcome<FeeReceipt>): FeeDecision => ({ result: o });
+  if (!fee) return refuse(reject(REJECTIONS.notFound('Fee subject'), `${pointer}/ID`, 'an existing fee subject', JSON.stringify(str(entry, 'ID'))));
   const snapshot = (): FeeReceipt => ({ fee: { ...fee }, paidCents: 0, paymentRefNumber: '', sadadRqUid: '', bankReference: '', sadadReference: '' });
-  if (fee.expired) return reject(REJECTIONS.expired('Fee'), `${pointer}/ID`, 'a fee that has not expired', 'expired', snapshot());
-  if (fee.dueCents === 0) return reject(REJECTIONS.alreadyPaid('Fee'), `${pointer}/ID`, 'a fee with an amount due', 'DueAmount 0', snapshot());
+  if (fee.expired) return refuse(reject(REJECTIONS.expired('Fee'), `${pointer}/ID`, 'a fee that has not expired', 'expired', snapshot()));
+  if (fee.dueCents === 0) return refuse(reject(REJECTIONS.alreadyPaid('Fee'), `${pointer}/ID`, 'a fee with an amount due', 'DueAmount 0', snapshot()));
   const reference = str(entry, 'FeeReferenceId');
   if (reference !== fee.feeReferenceId) {
-    return reject(REJECTIONS.feeMismatch('FeeReferenceId differs from the enquiry'), `${pointer}/FeeReferenceId`, `the enquiry's FeeReferenceId ${fee.feeReferenceId}`, JSON.stringify(reference), snapshot());
+    return refuse(reject(REJECTIONS.feeMismatch('FeeReferenceId differs from the enquiry'), `${pointer}/FeeReferenceId`, `the enquiry's FeeReferenceId ${fee.feeReferenceId}`, JSON.stringify(reference), snapshot()));
   }
   const amount = entry.DueAmount as number;
   const cents = toCents(amount);
   if (cents !== fee.dueCents) {
-    return reject(REJECTIONS.feeMismatch('DueAmount differs from the amount due'), `${pointer}/DueAmount`, `the enquiry's DueAmount ${money(fee.dueCents)}`, String(amount), snapshot());
+    return refuse(reject(REJECTIONS.feeMismatch('DueAmount differs from the amount due'), `${pointer}/DueAmount`, `the enquiry's DueAmount ${money(fee.dueCents)}`, String(amount), snapshot()));
   }
-  if (ctx.defects.has('moi-payment-without-effect')) state.recordSequence(company, sequence); // answered as paid, fee still due
-  else state.payFee(company, fee, cents, sequence);
-  return { ok: true, value: { ...receipt(state, cents), fee: { ...fee } } };
+  // defect: answered as paid, fee still due
+  if (ctx.defects.has('moi-payment-without-effect')) return { result: { ok: true, value: { ...receipt(ctx.store, cents), fee: { ...fee } } }, record: true };
+  const next: FeeSubject = { ...fee, dueCents: fee.dueCents - cents, paidDate: specDate() };
+  return { result: { ok: true, value: { ...receipt(ctx.store, cents), fee: next } }, next, record: true };
 }

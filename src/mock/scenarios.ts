@@ -16,9 +16,8 @@ import { requestItems, type Fields } from '../contract/message.js';
 import { MockError } from './errors.js';
 import '../judge/traffic.js'; // FastifyRequest.scenario
 import { SCENARIO_RETRY_AFTER_SECONDS, scenarioOf, type ScenarioMagic } from './magic.js';
-
-/** Accounts remembered per scenario; past this the oldest are dropped (a long serve stays bounded). */
-const MAX_REMEMBERED = 10_000;
+import { boundedOnce } from './store/memory.js';
+import type { Maybe } from './store/index.js';
 
 /** Where the magic suffix is read: the bill account, or the MOI fee subject's ID. */
 const accountField = (op: Operation) => (op.id === 'bill-enquiry' ? 'AccountNumber' : op.id === 'bill-payment' ? 'BillAccountID' : 'ID');
@@ -43,17 +42,15 @@ declare module 'fastify' {
 }
 
 export class Scenarios {
-  private readonly fired = new Set<string>();
-
-  constructor(private readonly tagPrefix: string, private readonly lateAnswerMs: number) {}
+  /**
+   * `once`: true the first time a key is seen; the store's, so that replicas sharing one fire each
+   * scenario once between them (a bounded set in memory without one).
+   */
+  constructor(private readonly tagPrefix: string, private readonly lateAnswerMs: number, private readonly once: (key: string) => Maybe<boolean> = boundedOnce()) {}
 
   /** True the first time (company, operation, account, scenario) is seen. */
-  private first(company: string, op: Operation, account: string, scenario: ScenarioMagic): boolean {
-    const key = JSON.stringify([company, op.id, account, scenario]);
-    if (this.fired.has(key)) return false;
-    if (this.fired.size >= MAX_REMEMBERED) this.fired.delete(this.fired.values().next().value as string);
-    this.fired.add(key);
-    return true;
+  private first(company: string, op: Operation, account: string, scenario: ScenarioMagic): Maybe<boolean> {
+    return this.once(JSON.stringify([company, op.id, account, scenario]));
   }
 
   hooks(op: Operation) {
@@ -61,15 +58,15 @@ export class Scenarios {
       preHandler: async (req: FastifyRequest) => {
         for (const account of accountsOf(op, req.body, this.tagPrefix)) {
           const scenario = scenarioOf(account);
-          if (scenario === 'rateLimited' && this.first(req.company, op, account, scenario)) {
+          if (scenario === 'rateLimited' && await this.first(req.company, op, account, scenario)) {
             req.scenario = scenario;
             throw new MockError(429, 'MW-429', `Too many requests for ${op.title}: retry after ${SCENARIO_RETRY_AFTER_SECONDS} s`, undefined, { 'retry-after': String(SCENARIO_RETRY_AFTER_SECONDS) });
           }
-          if (scenario === 'unavailable' && this.first(req.company, op, account, scenario)) {
+          if (scenario === 'unavailable' && await this.first(req.company, op, account, scenario)) {
             req.scenario = scenario;
             throw new MockError(503, 'MW-503', 'Service unavailable: try again later');
           }
-          if (scenario === 'lateAnswer' && op.kind === 'payment' && this.first(req.company, op, account, scenario)) {
+          if (scenario === 'lateAnswer' && op.kind === 'payment' && await this.first(req.company, op, account, scenario)) {
             req.heldAnswer = true;
             req.scenario = scenario;
           }

@@ -17,10 +17,13 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { operation, operations, tagsOf, type Operation, type OperationId } from '../contract/catalogue.js';
 import type { Fields } from '../contract/message.js';
 import type { Finding } from '../contract/validator.js';
+import { AccessLog } from './access-log.js';
 import { Authenticator } from './auth.js';
+import { CompanyRegistry } from './companies.js';
 import { Defects } from './defects.js';
 import { errorBody, malformed, MockError, REJECTIONS, type Rejection } from './errors.js';
 import { Faults } from './faults.js';
+import { attachRequestLog, loggingOptions } from './logging.js';
 import type { MockOptions } from './options.js';
 import { rateLimitFor, registerRateLimiter } from './rate-limit.js';
 import { DEFAULT_LATE_ANSWER_MS } from './magic.js';
@@ -29,7 +32,10 @@ import { billEnquiry, billPayment, moiEnquiry, moiPayment, type EntryContext, ty
 import { Scenarios } from './scenarios.js';
 import type { TrafficRecorder } from '../judge/traffic.js';
 import { MockState } from './state.js';
-import { registerTokenEndpoint, TokenIssuer } from './token.js';
+import { StoreUnavailable, STORE_RETRY_AFTER_SECONDS, type MockStore, type TokenStore } from './store/index.js';
+import { MemoryStore } from './store/memory.js';
+import { RedisStore } from './store/redis.js';
+import { registerTokenEndpoint } from './token.js';
 import { validate } from './validation.js';
 
 /** 1 MiB: generous for these messages, small enough that a flood of bodies cannot exhaust memory. */
@@ -76,7 +82,10 @@ declare module 'fastify' {
   }
 }
 
-/** A rule answers at once; only a defect (`duplicate-when-concurrent`) makes it yield. */
+/** Paths a load balancer probes: answered also while shutting down. */
+const PROBES = new Set(['/health', '/ready']);
+
+/** A rule answers at once in memory; it yields with the shared store, or under a defect (`duplicate-when-concurrent`). */
 const RULES: Record<OperationId, (ctx: EntryContext, entry: Fields) => Outcome<unknown> | Promise<Outcome<unknown>>> = {
   'bill-enquiry': billEnquiry,
   'bill-payment': billPayment,
@@ -155,6 +164,8 @@ const unsupportedMediaType = () => new MockError(415, 'MW-415', 'Unsupported med
 
 function toMockError(err: FastifyError | MockError | Error): MockError {
   if (err instanceof MockError) return err;
+  // the shared store is away: a client may retry, as after a gateway's 503 (never a 500, never a hang)
+  if (err instanceof StoreUnavailable) return new MockError(503, 'MW-503', 'Service unavailable: the sandbox cannot reach its store, try again later', undefined, { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) });
   const e = err as FastifyError;
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE': return tooLarge();
@@ -176,8 +187,18 @@ const pathOf = (id: OperationId) => operation(id).path;
 
 export interface MockServer {
   app: FastifyInstance;
+  /** Where state, tokens and budgets are kept: in memory, or in Redis (MOCK_REDIS_URL). */
+  store: MockStore;
+  /** The in-memory state (the memory store's; empty and unused with MOCK_REDIS_URL). */
   state: MockState;
-  tokens: TokenIssuer;
+  tokens: TokenStore;
+  companies: CompanyRegistry;
+  /**
+   * Graceful shutdown, first half: /ready answers 503, new API calls get a 503 with Retry-After
+   * and Connection: close, and this resolves once the calls in flight have been answered (or after
+   * `graceMs`). close() then ends what is left and releases the store.
+   */
+  drain(graceMs: number): Promise<void>;
   /** The injected faults and their counters (`faults.counts()`). */
   faults: Faults;
 }
@@ -209,17 +230,22 @@ function endHandshakesOnClose(app: FastifyInstance): void {
 }
 
 export async function buildMockServer(options: MockOptions, extras: MockExtras = {}): Promise<MockServer> {
-  const app = Fastify({ logger: false, bodyLimit: READ_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true, clientErrorHandler, ...httpsOf(options) });
+  const app = Fastify({ ...loggingOptions(options.logLevel), bodyLimit: READ_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true, clientErrorHandler, ...httpsOf(options) });
   app.server.on('connect', refuseConnect);
   if (options.tls) endHandshakesOnClose(app);
   extras.recorder?.attach(app);
   const state = new MockState();
-  const tokens = new TokenIssuer(options.tokenLifetimeSeconds);
+  const store: MockStore = options.redisUrl !== undefined
+    ? await RedisStore.connect({ url: options.redisUrl, ...(options.redisPrefix !== undefined ? { prefix: options.redisPrefix } : {}) })
+    : new MemoryStore(state);
+  app.addHook('onClose', async () => store.close());
+  const tokens = store.tokens;
+  const companies = new CompanyRegistry(options);
   // Each place that can misbehave on purpose gets the defects and asks `defects.has(name)` there.
   const defects = new Defects(options.defects);
-  const auth = new Authenticator(options, tokens, defects);
+  const auth = new Authenticator(options, companies, tokens, defects);
   const faults = new Faults(options.faults ?? {}, tokens);
-  const scenarios = new Scenarios(options.tagPrefix, options.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS);
+  const scenarios = new Scenarios(options.tagPrefix, options.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS, (key) => store.once(key));
 
   // Only JSON is a request body here; `__proto__` and `constructor.prototype` keys are dropped while parsing.
   app.removeAllContentTypeParsers();
@@ -251,13 +277,31 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
 
   app.decorateRequest('correlationId', '');
   app.decorateRequest('company', '');
+  // Calls in flight, for a graceful shutdown (drain); during one, API calls are turned away.
+  let inFlight = 0;
+  let draining = false;
+  let whenIdle: (() => void) | undefined;
+  const settle = () => {
+    inFlight -= 1;
+    if (inFlight === 0) whenIdle?.();
+  };
   app.addHook('onRequest', async (req, reply) => {
     req.correlationId = randomUUID();
     reply.header('x-correlation-id', req.correlationId);
+    inFlight += 1;
+    reply.raw.once('close', settle);
+    if (draining && !PROBES.has(req.url)) {
+      reply.header('connection', 'close');
+      throw new MockError(503, 'MW-503', 'Service unavailable: this replica is shutting down, try again', undefined, { 'retry-after': '1' });
+    }
   });
+  // the access log (MOCK_ACCESS_LOG) and the request log (MOCK_LOG_LEVEL info or finer): each one onRequest hook, only when asked for
+  if (options.accessLog !== undefined) (await AccessLog.open(options.accessLog, options.headerPrefix)).attach(app);
+  attachRequestLog(app, options.logLevel);
 
   app.setErrorHandler((err: FastifyError | MockError, req, reply) => {
     let mock = toMockError(err);
+    if (mock.statusCode >= 500 && !(err instanceof MockError)) req.log.error({ err }, 'internal error of the mock');
     if (crashes(mock, err, req)) mock = new MockError(500, 'MW-500', 'Internal error of the mock');
     for (const [k, v] of Object.entries(mock.headers)) reply.header(k, v);
     reply.code(mock.statusCode).type('application/json; charset=utf-8').send(errorBody(mock, req.correlationId || randomUUID()));
@@ -271,8 +315,19 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
     throw new MockError(405, 'MW-405', `Method ${req.method} not allowed: use POST`);
   };
 
-  await registerRateLimiter(app, options.limiter);
-  registerTokenEndpoint(app, options, tokens, methodNotAllowed);
+  await registerRateLimiter(app, options.limiter, store);
+  registerTokenEndpoint(app, options.tokenLifetimeSeconds, companies, tokens, methodNotAllowed);
+
+  // For a load balancer: /health says the process answers; /ready that it can serve calls (its
+  // store is reachable, and it is not shutting down). Neither is authenticated nor limited.
+  app.get('/health', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
+  app.get('/ready', async (_req, reply) => {
+    const ok = !draining && await store.ready();
+    reply.header('cache-control', 'no-store');
+    if (ok) return reply.send({ status: 'ready', store: store.kind });
+    const why = draining ? 'shutting down' : `store unavailable${store instanceof RedisStore && store.lastError ? `: ${store.lastError}` : ''}`;
+    return reply.code(503).header('retry-after', '1').send({ status: 'not ready', store: store.kind, reason: why });
+  });
 
   for (const op of operations) {
     const injected = faults.hooks(op.id);
@@ -280,13 +335,17 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
     app.route({
       method: 'POST',
       url: op.path,
-      config: { rateLimit: rateLimitFor(op, options, defects) },
-      onRequest: [...injected.onRequest, async (req) => { req.company = auth.checkHeaders(op, req.headers); }],
+      config: { rateLimit: rateLimitFor(op, options, defects, companies) },
+      onRequest: [...injected.onRequest, async (req) => {
+        const company = auth.checkHeaders(op, req.headers);
+        req.company = company instanceof Promise ? await company : company;
+      }],
       onSend: [scenario.onSend, ...injected.onSend],
-      preValidation: async (req) => auth.checkSignature(req.body, req.headers),
+      preValidation: async (req) => auth.checkSignature(req.body, req.headers, req.company),
       preHandler: scenario.preHandler,
-      // No await from here on: a payment's duplicate check and its debit happen in one tick
-      // (answer() awaits only a rule that yields, which only a defect does).
+      // A payment's duplicate check and its debit are one transaction of the store (rules.ts): in
+      // memory they happen in one tick (answer() awaits only a rule that yields, which only a
+      // defect or the shared store does).
       handler: async (req, reply) => reply.code(200).send(await answer(op, req)),
     });
     app.route({ method: [...OTHER_METHODS], url: op.path, handler: methodNotAllowed });
@@ -294,7 +353,7 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
 
   // One render context for every answer (it names nothing of a request): no closures made per call.
   const renderContext: RenderContext = {
-    style: options.style, tagPrefix: options.tagPrefix, defects, bankReferenceNumber: () => `BRN${state.nextReference()}`, reference: () => state.nextReference(),
+    style: options.style, tagPrefix: options.tagPrefix, defects, bankReferenceNumber: () => `BRN${store.nextReference()}`, reference: () => store.nextReference(),
   };
 
   async function answer(op: Operation, req: FastifyRequest): Promise<Fields> {
@@ -318,7 +377,7 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
     for (const it of items) {
       const entries: ItemResult['entries'] = [];
       for (const [j, request] of it.entries.entries()) {
-        const outcome = RULES[op.id]({ state, company, defects, pointer: `${it.pointer}/TransactionData/${j}` }, request);
+        const outcome = RULES[op.id]({ store, company, defects, pointer: `${it.pointer}/TransactionData/${j}` }, request);
         entries.push({ request, outcome: outcome instanceof Promise ? await outcome : outcome });
       }
       results.push({ request: it.request, entries });
@@ -334,5 +393,14 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
     return renderResponse(op, results, renderContext);
   }
 
-  return { app, state, tokens, faults };
+  const drain = async (graceMs: number): Promise<void> => {
+    draining = true;
+    if (inFlight === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, graceMs);
+      whenIdle = () => { clearTimeout(timer); resolve(); };
+    });
+  };
+
+  return { app, store, state, tokens, companies, faults, drain };
 }

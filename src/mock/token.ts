@@ -3,41 +3,36 @@
  * token is obtained, §5 rule 4; a real deployment uses client credentials with tokens of about an
  * hour, domain notes). Not rate limited and not behind the API's own authentication.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { MockOptions } from './options.js';
+import type { CompanyRegistry } from './companies.js';
+import type { TokenStore } from './store/index.js';
 
 export const TOKEN_PATH = '/oauth2/token';
 
-export class TokenIssuer {
-  private readonly expiries = new Map<string, number>();
+/** Issued tokens in memory (the default store): token -> when it expires and whose it is. */
+export class TokenIssuer implements TokenStore {
+  private readonly active = new Map<string, { expires: number; owner: string }>();
 
-  constructor(private readonly lifetimeSeconds: number) {}
-
-  issue(now = Date.now()): { token: string; expiresIn: number } {
-    for (const [t, at] of this.expiries) if (at <= now) this.expiries.delete(t);
-    const token = `mock-${randomBytes(24).toString('base64url')}`;
-    this.expiries.set(token, now + Math.round(this.lifetimeSeconds * 1000));
-    return { token, expiresIn: Math.max(1, Math.ceil(this.lifetimeSeconds)) };
+  issue(owner: string, lifetimeSeconds: number, now = Date.now()): { token: string; expiresIn: number } {
+    for (const [t, a] of this.active) if (a.expires <= now) this.active.delete(t);
+    const token = newToken();
+    this.active.set(token, { expires: now + Math.round(lifetimeSeconds * 1000), owner });
+    return { token, expiresIn: Math.max(1, Math.ceil(lifetimeSeconds)) };
   }
 
-  /** Ends an issued token before its time, as a gateway may; false when it was not an active one. */
   revoke(token: string): boolean {
-    return this.expiries.delete(token);
+    return this.active.delete(token);
   }
 
-  isActive(token: string, now = Date.now()): boolean {
-    const at = this.expiries.get(token);
-    return at !== undefined && at > now;
+  owner(token: string, now = Date.now()): string | undefined {
+    const a = this.active.get(token);
+    return a !== undefined && a.expires > now ? a.owner : undefined;
   }
 }
 
-function same(a: string | undefined, b: string): boolean {
-  if (a === undefined) return false;
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+/** A new bearer token: 24 random bytes, so that it cannot be guessed. */
+export const newToken = () => `mock-${randomBytes(24).toString('base64url')}`;
 
 function basicCredentials(header: string | undefined): { id?: string; secret?: string } {
   const m = /^Basic\s+([A-Za-z0-9+/]+={0,2})$/i.exec(header ?? '');
@@ -51,7 +46,7 @@ function basicCredentials(header: string | undefined): { id?: string; secret?: s
 const field = (body: Record<string, unknown>, name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
 
 /** Registers the endpoint in its own scope, so only it accepts form-encoded bodies. */
-export function registerTokenEndpoint(app: FastifyInstance, options: MockOptions, issuer: TokenIssuer, methodNotAllowed: (req: FastifyRequest, reply: FastifyReply) => unknown) {
+export function registerTokenEndpoint(app: FastifyInstance, lifetimeSeconds: number, companies: CompanyRegistry, issuer: TokenStore, methodNotAllowed: (req: FastifyRequest, reply: FastifyReply) => unknown) {
   app.register(async (scope) => {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
@@ -70,10 +65,11 @@ export function registerTokenEndpoint(app: FastifyInstance, options: MockOptions
       } catch {
         id = undefined; // undecodable percent-escapes in Basic credentials: no credentials
       }
-      if (!same(id, options.clientId) || !same(secret, options.clientSecret)) {
+      if (id === undefined || secret === undefined || !companies.clientMatches(id, secret)) {
         return reply.code(401).header('www-authenticate', 'Basic realm="sadad-mock"').send({ error: 'invalid_client' });
       }
-      const { token, expiresIn } = issuer.issue();
+      // the token is the client's: it serves the companies those credentials belong to, no other
+      const { token, expiresIn } = await issuer.issue(id, lifetimeSeconds);
       return reply.code(200).send({ access_token: token, token_type: 'Bearer', expires_in: expiresIn });
     });
 

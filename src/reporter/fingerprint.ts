@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SCHEMAS_DIR } from '../paths.js';
+import { DATA_DIR, ROOT, SCHEMAS_DIR } from '../paths.js';
 
 export function suiteVersion(root = ROOT): { name: string; version: string } {
   try {
@@ -34,4 +34,14 @@ export function schemaHash(dir = SCHEMAS_DIR): { hash: string; files: string[] }
   const h = createHash('sha256');
   for (const f of files) h.update(readFileSync(join(dir, f)));
   return { hash: h.digest('hex'), files };
+}
+
+/**
+ * `sha256:<hex>` of data/field-tables.json (`sha256sum data/field-tables.json`): the spec's field
+ * tables (api-spec §2.1-§2.8) as the suite transcribed them, from which its schemas and rules are
+ * made; which reading of the spec a run judged by. (The spec itself, api-spec.md, is not in the
+ * repository.)
+ */
+export function specHash(file = join(DATA_DIR, 'field-tables.json')): string {
+  return `sha256:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
 }

@@ -173,6 +173,7 @@ function fingerprintSection(r: CertificationReport): string {
     ['Suite', `${text(f.suite.name)} ${text(f.suite.version)}`],
     ['Commit', `<code>${text(commit)}</code>`],
     ['Schema hash', `<code class="hash">${text(f.schemaHash)}</code> <span class="muted">(${f.schemaFiles.length} files in schemas/)</span>`],
+    ...(f.specHash ? [['Spec hash', `<code class="hash">${text(f.specHash)}</code> <span class="muted">(data/field-tables.json, the spec's field tables)</span>`] as [string, string]] : []),
     ['Target', `<code>${text(f.target.url ?? 'unknown')}</code>`],
     ['Target profile', text(f.target.profile ?? 'unknown')],
     ['Limits', f.limits ? text(`bill operations ${f.limits.bill}, MOI operations ${f.limits.moi} calls per ${f.limits.windowSeconds} s`) : 'unknown'],
@@ -338,8 +339,10 @@ function banner(r: CertificationReport): string {
     `<p class="summary">${text(countLine(r))}</p>` +
     (o.reasons.length ? `<ul class="reasons">${o.reasons.map((x) => `<li>${text(x)}</li>`).join('')}</ul>` : '') + list + notRun + merged +
     `<p class="target">Target <code>${text(f.target.url ?? 'unknown')}</code> · ${text(f.target.profile ?? '')}<br>` +
-    `${r.runs.length > 1 ? `${r.runs.length} runs from` : 'Run of'} ${text(utc(f.startedAt))}, ${text(formatDuration(f.durationMs / 1000))}, ${r.counts.cases} cases${f.profile === 'smoke' ? ' · <strong>smoke profile</strong>' : ''} · suite ${text(f.suite.version)}${f.suite.commit ? ` at ${text(f.suite.commit.slice(0, 12))}` : ''}</p>` +
-    `</div></header>`;
+    `${r.runs.length > 1 ? `${r.runs.length} runs from` : 'Run of'} ${text(utc(f.startedAt))}, ${text(formatDuration(f.durationMs / 1000))}, ${r.counts.cases} cases${f.profile === 'smoke' ? ' · <strong>smoke profile</strong>' : ''} · suite ${text(f.suite.version)}${f.suite.commit ? ` at ${text(f.suite.commit.slice(0, 12))}` : ''}` +
+    // a re-judged package says so where the verdicts are read: who judged them, and how many changed
+    (f.rejudged ? `<br><strong>Re-judged</strong> from its evidence on ${text(utc(f.rejudged.at))} by suite ${text(f.rejudged.suite.version)}${f.rejudged.suite.commit ? ` at ${text(f.rejudged.suite.commit.slice(0, 12))}` : ''}: ${f.rejudged.differing.length ? `${f.rejudged.differing.length} verdict${f.rejudged.differing.length === 1 ? '' : 's'} changed (${text(f.rejudged.differing.slice(0, 10).join(', '))}${f.rejudged.differing.length > 10 ? ', …' : ''})` : 'every verdict as recorded'}` : '') +
+    `</p></div></header>`;
 }
 
 const STEP_MARK: Record<string, string> = { ok: '✔', warning: '!', blocking: '✘', skipped: '–' };

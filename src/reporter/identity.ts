@@ -24,8 +24,12 @@ export interface RunIdentity {
 }
 
 const blank = (v: string | undefined) => v === undefined || v.trim() === '';
-/** Mock settings that hold credentials say nothing about the target's behaviour, and must not reach a report. */
-const NOT_IDENTITY = /TOKEN|SECRET|PASS|^MOCK_PORT$/;
+/**
+ * Mock settings that hold credentials say nothing about the target's behaviour, and must not reach
+ * a report; where the mock writes its logs, and at what level, say nothing of it either (a resume
+ * with another log file is the same target).
+ */
+const NOT_IDENTITY = /TOKEN|SECRET|PASS|^MOCK_PORT$|^MOCK_ACCESS_LOG$|^MOCK_LOG_LEVEL$/;
 
 /** The target as configured, before the global setup starts the embedded mock (whose port changes every run). */
 export function configuredTarget(env: NodeJS.ProcessEnv): string {

@@ -6,7 +6,7 @@
 import { relative, resolve } from 'node:path';
 import { maskText } from '../client/redact.js';
 import { RESUME_FROM_ENV, runOnlyIds } from '../suite/selection.js';
-import { gitState, schemaHash, suiteVersion } from './fingerprint.js';
+import { gitState, schemaHash, specHash, suiteVersion } from './fingerprint.js';
 import type { RunIdentity } from './identity.js';
 import type { PlanContext } from '../suite/plan.js';
 import { RUN_FORMAT, type ManifestCase, type RunManifest } from './journal.js';
@@ -30,6 +30,7 @@ export function newRunManifest(input: { runId: string; dir: string; identity: Ru
     identity: input.identity,
     suite: { name, version, ...gitState() },
     schemaFiles: schemaHash().files,
+    specHash: specHash(),
     seed: env.SADAD_SEED || null,
     target: { url: env.SADAD_BASE_URL ? maskText(env.SADAD_BASE_URL) : null, profile: env.SADAD_TARGET_PROFILE ? maskText(env.SADAD_TARGET_PROFILE) : null },
     baselineFile: env.SADAD_BASELINE || null,

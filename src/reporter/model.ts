@@ -147,6 +147,8 @@ export interface Fingerprint {
   /** sha256 of schemas/*.json concatenated in name order: `cat $(LC_ALL=C ls schemas/*.json) | sha256sum`. */
   schemaHash: string;
   schemaFiles: string[];
+  /** `sha256:<hex>` of data/field-tables.json, the spec's field tables the schemas and rules are made from (`sha256sum data/field-tables.json`); null when the run did not record it. */
+  specHash?: string | null;
   seed: string | null;
   target: { url: string | null; profile: string | null };
   limits: { windowSeconds: number; bill: number; moi: number } | null;
@@ -160,6 +162,15 @@ export interface Fingerprint {
   durationMs: number;
   playwright: { version: string; status: string };
   node: string;
+  /** Set when the package was re-judged from its evidence (`npm run certify -- --rejudge`, src/replay); `suite` above ran the cases. */
+  rejudged?: Rejudged;
+}
+
+export interface Rejudged {
+  at: string;
+  suite: { name: string; version: string; commit: string | null; localChanges: boolean | null };
+  fromRuns: string[];
+  differing: string[];
 }
 
 export interface Outcome {

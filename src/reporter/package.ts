@@ -6,12 +6,15 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { configFromEnv, secretValues } from '../config/index.js';
+import type { KeyObject } from 'node:crypto';
+import { ConfigError, configFromEnv, packageKeyFromEnv, packageValidDaysFromEnv, secretValues } from '../config/index.js';
 import { operations } from '../contract/catalogue.js';
 import { maskText, registerSecret } from '../client/redact.js';
 import { loadBaseline, type Waiver } from '../suite/baseline.js';
 import { TEMP_SUFFIX, writeFileAtomic } from './atomic.js';
 import { writeChecksums } from './checksum.js';
+import { CTRF_FILE, renderCtrf } from './ctrf.js';
+import { removeAttestation, writeAttestation, writeZip } from './attestation.js';
 import { groupCauses } from './causes.js';
 import { renderJunit } from './junit.js';
 import { compareReports, loadComparison } from './compare.js';
@@ -127,11 +130,12 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
   let lastFinish = manifest.startedAt;
   const current: CaseReport[] = planned.map((p) => {
     const ev = readEvidence(dir, p.id);
-    if (ev && (ev.runId === undefined || ev.runId === runId)) {
+    // a re-judged package holds the evidence of every run it merged, each case its own run's
+    if (ev && (ev.runId === undefined || ev.runId === runId || manifest.rejudged)) {
       const at = ev.finishedAt ?? ended?.finishedAt ?? now.toISOString();
       if (at > lastFinish) lastFinish = at;
       evidenceExchanges.push((ev.exchanges ?? []).map(maskExchange));
-      return caseFromEvidence(p, ev, runId, at);
+      return caseFromEvidence(p, ev, manifest.rejudged ? ev.runId ?? runId : runId, at);
     }
     const reason = ended
       ? `did not run: ${gaveUp ? `the target went down at ${gaveUp.start} and stayed down past SADAD_MAX_OUTAGE_SECONDS, so the run stopped` : howItEnded(ended.status)} before this case started`
@@ -171,7 +175,7 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     runId, startedAt: manifest.startedAt, finishedAt, status: ended?.status ?? 'killed', cases: planned.length,
     finished: current.filter((c) => c.verdict !== 'NOT_RUN').length, seed: manifest.seed, ...runCalls(dir, manifest, evidenceExchanges),
   };
-  const runs = mergeRuns(previous?.runs ?? [], thisRun);
+  const runs = manifest.rejudged ? manifest.rejudged.runs : mergeRuns(previous?.runs ?? [], thisRun);
 
   // the exchanges of every case, for the error body shapes: this run's evidence, the earlier runs' in the package resumed
   const evidence = cases.map((c) => {
@@ -199,6 +203,7 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     suite: manifest.suite,
     schemaHash: identity.schemaHash,
     schemaFiles: manifest.schemaFiles,
+    specHash: manifest.specHash ?? null,
     seed: manifest.seed,
     target: manifest.target,
     limits: identity.limits,
@@ -210,6 +215,7 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     durationMs,
     playwright: { version: manifest.playwright, status: thisRun.status },
     node: manifest.node,
+    ...(manifest.rejudged ? { rejudged: { at: manifest.rejudged.at, suite: manifest.rejudged.suite, fromRuns: manifest.rejudged.fromRuns, differing: manifest.rejudged.differing } } : {}),
   };
   const report: CertificationReport = {
     format: FORMAT,
@@ -240,11 +246,32 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
   return { report, carried, exchanges: evidence };
 }
 
+/** What signs a package: SADAD_PACKAGE_KEY's key, and SADAD_PACKAGE_VALID_DAYS. */
+export interface PackageSigning { key: KeyObject; validDays: number }
+
 /**
- * Writes the package: the earlier runs' evidence of the cases carried over, then the JSON, the page
- * and the checksums, each atomically; the checksums last, so a package whose checksums verify is whole.
+ * The package's signing key from the environment, or null (unset). The run checked it before its
+ * first call (config/index.ts); a key that has gone bad since leaves the package unsigned, and says so.
  */
-export function writePackage(dir: string, built: BuiltPackage): void {
+export function signingFromEnv(env: NodeJS.ProcessEnv = process.env): PackageSigning | null {
+  try {
+    const k = packageKeyFromEnv(env);
+    return k ? { key: k.key, validDays: packageValidDaysFromEnv(env) } : null;
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(`\nThe package is not signed: ${e.message}\n`);
+    return null;
+  }
+}
+
+/**
+ * Writes the package: the earlier runs' evidence of the cases carried over, then the JSON, the page,
+ * junit.xml, exchanges.har, ctrf.json and the checksums, each atomically; the checksums last of the
+ * files they cover, so a package whose checksums verify is whole. Then what covers the checksummed
+ * files: the signed statement (certification.intoto.json, with a signing key; attestation.ts), and
+ * the zip of it all (certification.zip).
+ */
+export function writePackage(dir: string, built: BuiltPackage, signing: PackageSigning | null = signingFromEnv()): void {
   for (const { id, from } of built.carried) {
     const to = join(dir, EVIDENCE_DIR, `${id}.json`);
     if (from) {
@@ -269,7 +296,11 @@ export function writePackage(dir: string, built: BuiltPackage): void {
   // from the merged package, so a resumed run's junit.xml holds every case, not only the rerun ones
   writeFileAtomic(join(dir, 'junit.xml'), maskText(renderJunit(built.report)));
   writeFileAtomic(join(dir, HAR_FILE), renderHar(buildHar(built.report, built.exchanges)));
+  writeFileAtomic(join(dir, CTRF_FILE), maskText(renderCtrf(built.report)));
   writeChecksums(dir);
+  if (signing) writeAttestation(dir, built.report, signing.key, signing.validDays);
+  else removeAttestation(dir);
+  writeZip(dir);
 }
 
 /** `npm run certify -- --report`: the package of the last run, rebuilt from its manifest and evidence alone. Sends nothing. */

@@ -3,15 +3,16 @@
  * connections in the same tick, so they arrive together. Identical payments (one SequenceNumber)
  * debit once and are refused as duplicates 49 times; partial payments with their own numbers are
  * all applied, and the bill's AmountDue moves by exactly their sum (no lost update, no double
- * count). In both error modes. A mock with the `duplicate-when-concurrent` defect shows the bursts
- * do overlap: there the same burst is accepted more than once.
+ * count). In both error modes, on both stores (memory, and Redis with MOCK_REDIS_URL). A mock
+ * with the `duplicate-when-concurrent` defect shows the bursts do overlap: there the same burst is
+ * accepted more than once.
  */
 import http from 'node:http';
 import { expect, test } from '@playwright/test';
 import { operation, tagsOf, type OperationId } from '../../src/contract/catalogue.js';
 import type { Fields } from '../../src/contract/message.js';
 import type { ErrorMode } from '../../src/mock/index.js';
-import { freshAccount, freshId, MockClient, UNLIMITED, withMock, type Answer } from './helpers.js';
+import { freshAccount, freshId, MockClient, STORES, UNLIMITED, withMock, type Answer } from './helpers.js';
 
 const BURST = 50;
 const cents = (n: unknown) => Math.round(Number(n) * 100);
@@ -82,17 +83,17 @@ function sequenceOf(c: MockClient, body: unknown, opId: OperationId): string {
   return String((body as { Message: Record<string, Record<string, { TransactionData: Fields[] }[]>> }).Message[requestRoot]![listTag]![0]!.TransactionData[0]!.SequenceNumber);
 }
 
-for (const errors of ['http', 'in-band'] as const satisfies readonly ErrorMode[]) {
-  const options = { ...UNLIMITED, style: 'table' as const, errors };
+for (const store of STORES) for (const errors of ['http', 'in-band'] as const satisfies readonly ErrorMode[]) {
+  const options = { ...UNLIMITED, style: 'table' as const, errors, store };
 
-  test(`bill payment (${errors}): ${BURST} identical concurrent payments -> one accepted, ${BURST - 1} duplicates, one debit`, async () => {
+  test(`bill payment (${store} store, ${errors}): ${BURST} identical concurrent payments -> one accepted, ${BURST - 1} duplicates, one debit`, async () => {
     await withMock(options, async (c) => {
       const subject = { BillerId: '002', AccountNumber: freshAccount() };
       const due = cents((await c.enquireBill(subject)).AmountDue);
       const body = c.billPayment(subject, 12.34, false);
       const { answers, inFlightAtFirstAnswer } = await burst(c, 'bill-payment', Array.from({ length: BURST }, () => body));
       const verdicts = answers.map((a) => verdict(c, 'bill-payment', a));
-      console.log(`bill ${errors}: ${JSON.stringify(tally(verdicts))}; ${inFlightAtFirstAnswer} of ${BURST} written before the first answer`);
+      console.log(`bill ${store} ${errors}: ${JSON.stringify(tally(verdicts))}; ${inFlightAtFirstAnswer} of ${BURST} written before the first answer`);
       expect(tally(verdicts)).toEqual({ accepted: 1, duplicate: BURST - 1 });
       if (errors === 'http') expect(answers.filter((a) => a.status === 409)).toHaveLength(BURST - 1);
       const accepted = c.entries('bill-payment', answers[verdicts.indexOf('accepted')]!)[0]!;
@@ -103,7 +104,7 @@ for (const errors of ['http', 'in-band'] as const satisfies readonly ErrorMode[]
     });
   });
 
-  test(`MOI payment (${errors}): ${BURST} identical concurrent payments -> one accepted, ${BURST - 1} duplicates, one debit`, async () => {
+  test(`MOI payment (${store} store, ${errors}): ${BURST} identical concurrent payments -> one accepted, ${BURST - 1} duplicates, one debit`, async () => {
     await withMock(options, async (c) => {
       const fee = { BillerID: '090', ID: freshId(), RequestType: '04' };
       const enquiry = c.entries('moi-enquiry', await c.enquireFee(fee))[0]!;
@@ -112,7 +113,7 @@ for (const errors of ['http', 'in-band'] as const satisfies readonly ErrorMode[]
       const body = c.feePayment(fee, enquiry);
       const { answers, inFlightAtFirstAnswer } = await burst(c, 'moi-payment', Array.from({ length: BURST }, () => body));
       const verdicts = answers.map((a) => verdict(c, 'moi-payment', a));
-      console.log(`moi ${errors}: ${JSON.stringify(tally(verdicts))}; ${inFlightAtFirstAnswer} of ${BURST} written before the first answer`);
+      console.log(`moi ${store} ${errors}: ${JSON.stringify(tally(verdicts))}; ${inFlightAtFirstAnswer} of ${BURST} written before the first answer`);
       expect(tally(verdicts)).toEqual({ accepted: 1, duplicate: BURST - 1 });
       const receipt = c.entries('moi-payment', answers[verdicts.indexOf('accepted')]!)[0]!;
       expect(cents(receipt.PaidAmount)).toBe(due);
@@ -121,7 +122,7 @@ for (const errors of ['http', 'in-band'] as const satisfies readonly ErrorMode[]
     });
   });
 
-  test(`MOI payment (${errors}): ${BURST} concurrent payments of one fee with their own SequenceNumbers -> exactly one accepted`, async () => {
+  test(`MOI payment (${store} store, ${errors}): ${BURST} concurrent payments of one fee with their own SequenceNumbers -> exactly one accepted`, async () => {
     await withMock(options, async (c) => {
       const fee = { BillerID: '091', ID: freshId(), RequestType: '02' };
       const enquiry = c.entries('moi-enquiry', await c.enquireFee(fee))[0]!;
@@ -135,7 +136,7 @@ for (const errors of ['http', 'in-band'] as const satisfies readonly ErrorMode[]
     });
   });
 
-  test(`bill payment (${errors}): ${BURST} concurrent partial payments with their own SequenceNumbers -> all applied, AmountDue moves by their exact sum`, async () => {
+  test(`bill payment (${store} store, ${errors}): ${BURST} concurrent partial payments with their own SequenceNumbers -> all applied, AmountDue moves by their exact sum`, async () => {
     await withMock(options, async (c) => {
       for (const leave of [101, 0]) {
         const subject = { BillerId: '001', AccountNumber: freshAccount() };
@@ -148,7 +149,7 @@ for (const errors of ['http', 'in-band'] as const satisfies readonly ErrorMode[]
         expect(new Set(bodies.map((b) => sequenceOf(c, b, 'bill-payment'))).size).toBe(BURST);
         const { answers, inFlightAtFirstAnswer } = await burst(c, 'bill-payment', bodies);
         const verdicts = answers.map((a) => verdict(c, 'bill-payment', a));
-        console.log(`partial ${errors} leave ${leave}: ${JSON.stringify(tally(verdicts))}; ${inFlightAtFirstAnswer} of ${BURST} written before the first answer`);
+        console.log(`partial ${store} ${errors} leave ${leave}: ${JSON.stringify(tally(verdicts))}; ${inFlightAtFirstAnswer} of ${BURST} written before the first answer`);
         expect(tally(verdicts)).toEqual({ accepted: BURST });
         const paid = answers.map((a) => cents(c.entries('bill-payment', a)[0]!.PaidAmount)).sort((x, y) => x - y);
         expect(paid).toEqual([...parts].sort((x, y) => x - y));
@@ -163,8 +164,8 @@ for (const errors of ['http', 'in-band'] as const satisfies readonly ErrorMode[]
   });
 }
 
-test('the bursts overlap: with the duplicate-when-concurrent defect the same burst is accepted more than once', async () => {
-  await withMock({ ...UNLIMITED, style: 'table', defects: ['duplicate-when-concurrent'] }, async (c) => {
+for (const store of STORES) test(`the bursts overlap (${store} store): with the duplicate-when-concurrent defect the same burst is accepted more than once`, async () => {
+  await withMock({ ...UNLIMITED, style: 'table', defects: ['duplicate-when-concurrent'], store }, async (c) => {
     const subject = { BillerId: '002', AccountNumber: freshAccount() };
     const due = cents((await c.enquireBill(subject)).AmountDue);
     const body = c.billPayment(subject, 1, false);

@@ -5,6 +5,8 @@ import type { Fields } from '../../src/contract/message.js';
 import { shortUniqueId } from '../../src/generators/unique.js';
 import { RequestGenerator, type BillSubject, type BuildOptions, type MoiSubject } from '../../src/generators/requests.js';
 import { startMock, TOKEN_PATH, type MockOptions, type RunningMock } from '../../src/mock/index.js';
+import { uniquePrefix } from '../../src/mock/store/redis.js';
+import { startRedis, type RunningRedis } from '../support/redis.js';
 
 export interface Answer {
   status: number;
@@ -15,8 +17,22 @@ export interface Answer {
 /** Options for tests that are not about rate limits: budgets no test reaches. */
 export const UNLIMITED: Partial<MockOptions> = { rateLimits: { bill: 100_000, moi: 100_000 } };
 
-export async function withMock<T>(options: Partial<MockOptions>, use: (c: MockClient) => Promise<T>): Promise<T> {
-  const mock = await startMock({ port: 0, ...options });
+/** The stores the mock keeps state in; tests of state, duplicates and budgets run against each. */
+export const STORES = ['memory', 'redis'] as const;
+export type StoreKind = (typeof STORES)[number];
+
+let workerRedis: Promise<RunningRedis> | undefined;
+/** One redis-server per test worker, started on first use, ended with the worker. */
+export const sharedRedis = () => (workerRedis ??= startRedis());
+
+/** Options that put a mock on `store`: for Redis, the worker's server and a key prefix of this mock's own. */
+export async function storeOptions(store: StoreKind = 'memory'): Promise<Partial<MockOptions>> {
+  return store === 'redis' ? { redisUrl: (await sharedRedis()).url, redisPrefix: uniquePrefix() } : {};
+}
+
+export async function withMock<T>(options: Partial<MockOptions> & { store?: StoreKind }, use: (c: MockClient) => Promise<T>): Promise<T> {
+  const { store, ...rest } = options;
+  const mock = await startMock({ port: 0, ...rest, ...(await storeOptions(store)) });
   try {
     return await use(new MockClient(mock));
   } finally {

@@ -116,6 +116,7 @@ test('npm run certify -- --rejudge: a new package, valid against its schema, who
   expect(validate(pkg), JSON.stringify(validate.errors)).toBe(true);
   expect(execFileSync('sha256sum', ['--quiet', '-c', 'certification.sha256'], { cwd: out, encoding: 'utf8' })).toBe('');
   expect(readFileSync(join(run.reportsDir, 'certification.json'), 'utf8')).toBe(before);
+  expect(readFileSync(join(out, 'certification.html'), 'utf8')).toMatch(/<strong>Re-judged<\/strong> from its evidence on .* every verdict as recorded/);
 
   // a suite change seen as evidence the script no longer matches: the new package says which cases need a new run
   const tampered = copy(run.reportsDir);

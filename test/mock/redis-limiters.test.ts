@@ -1,0 +1,54 @@
+/**
+ * The rate-limit counting in Redis (one Lua script per call, store/redis.ts) decides exactly as the
+ * in-process limiters (limiters.ts) do: every kind, with and without the `rate-limit-no-reset`
+ * block, over seeded random call times on a fake clock, gives the same `current` and `ttl` call by
+ * call. So the limiter tests of the in-process kinds hold for the shared budgets too.
+ */
+import { expect, test } from '@playwright/test';
+import { LIMITER_KINDS } from '../../src/mock/index.js';
+import { keyLimiter, StaysBlocked, type KeyLimiter } from '../../src/mock/limiters.js';
+import { RedisStore, uniquePrefix } from '../../src/mock/store/redis.js';
+import { sharedRedis } from './helpers.js';
+
+/** mulberry32: the same sequence for a seed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+for (const kind of LIMITER_KINDS) {
+  test(`${kind}: Redis decides like the in-process limiter, call by call`, async () => {
+    const store = await RedisStore.connect({ url: (await sharedRedis()).url, prefix: uniquePrefix('limiters') });
+    try {
+      let compared = 0;
+      for (let seed = 1; seed <= 12; seed++) {
+        const r = random(seed * 7919);
+        const max = 1 + Math.floor(r() * 5);
+        const windowMs = [100, 250, 1000, 3000][Math.floor(r() * 4)]!;
+        const blocks = seed % 3 === 0 ? 3 : 0;
+        const local: KeyLimiter = blocks > 0 ? new StaysBlocked(keyLimiter(kind), blocks) : keyLimiter(kind);
+        let now = 1_700_000_000_000 + Math.floor(r() * 1e6);
+        const key = `seed-${seed}`;
+        for (let i = 0; i < 80; i++) {
+          // bursts, pauses of about a window, now and then a clock stepping back a little
+          const step = r() < 0.5 ? Math.floor(r() * 5) : r() < 0.9 ? Math.floor(r() * windowMs) : r() < 0.5 ? -Math.floor(r() * 50) : Math.floor(r() * windowMs * 4);
+          now += step;
+          const want = local.take(now, max, windowMs);
+          const got = await store.take(kind, key, max, windowMs, blocks, now);
+          expect(got, `${kind} seed ${seed} call ${i} at ${now} (max ${max}, W ${windowMs}, blocks ${blocks})`).toEqual(want);
+          compared += 1;
+        }
+      }
+      expect(compared).toBe(12 * 80);
+    } finally {
+      await store.flush();
+      await store.close();
+    }
+  });
+}
