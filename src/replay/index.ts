@@ -22,7 +22,8 @@ import { caseGenerators, type JudgingConfig, type Runtime } from '../suite/runti
 import type { Verdict } from '../suite/verdicts.js';
 import { isVacuous, VACUOUS_CAUSE } from '../reporter/conditions.js';
 import type { EvidenceRecord } from '../reporter/journal.js';
-import { recordedOf, ReplayClient, replayFacts, replayPacer, type RecordedExchange } from './client.js';
+import { recordedOf, rehydrate, ReplayClient, replayFacts, replayPacer, type RecordedExchange } from './client.js';
+import { classify } from '../client/outcome.js';
 
 export interface RejudgedCase {
   id: string;
@@ -194,12 +195,25 @@ async function replayWorker(worker: string, records: EvidenceRecord[]): Promise<
 }
 
 /**
- * Re-judges every case of the package in `dir` from its evidence files; reads only, sends
- * nothing. `preflightAccepted`: the operations the run's preflight saw accepted (the package's
- * connection section), which count toward the acceptance condition as in the run.
+ * The operations the run's preflight saw accepted, judged again from its recorded calls (the
+ * package's connection section), not taken from what the package says of them.
  */
-export async function rejudgePackage(dir: string, preflightAccepted?: string[]): Promise<Rejudgement> {
+export function preflightAccepted(dir: string, records: EvidenceRecord[] = readAllEvidence(dir)): string[] {
+  let connection: { exchanges?: RecordedExchange[] } | null | undefined;
+  try { connection = (JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as { connection?: { exchanges?: RecordedExchange[] } | null }).connection; } catch { return []; }
+  const tagPrefix = (records.find((r) => r.replay)?.replay?.config as { tagPrefix?: unknown } | undefined)?.tagPrefix;
+  if (!connection?.exchanges || typeof tagPrefix !== 'string') return [];
+  return connection.exchanges.filter((ex) => ex.op && operations.some((o) => o.id === ex.op) && classify(ex.op as OperationId, rehydrate(ex), tagPrefix).kind === 'accepted').map((ex) => ex.op!);
+}
+
+/**
+ * Re-judges every case of the package in `dir` from its evidence files; reads only, sends
+ * nothing. `preflightOps`: the operations the run's preflight saw accepted, which count toward
+ * the acceptance condition as in the run (default: judged again from the preflight's recorded calls).
+ */
+export async function rejudgePackage(dir: string, preflightOps?: string[]): Promise<Rejudgement> {
   const records = readAllEvidence(dir);
+  preflightOps ??= preflightAccepted(dir, records);
   const results: RejudgedCase[] = [];
   const workers = new Map<string, EvidenceRecord[]>();
   for (const ev of records) {
@@ -224,7 +238,7 @@ export async function rejudgePackage(dir: string, preflightAccepted?: string[]):
   results.push(...perWorker.flat());
 
   // no vacuous PASS, over the whole package as in the run (reporter/conditions.ts)
-  const accepted = new Set([...results.flatMap((r) => r.accepted), ...(preflightAccepted ?? [])]);
+  const accepted = new Set([...results.flatMap((r) => r.accepted), ...preflightOps]);
   for (const r of results) {
     const testedBy = `${r.requires?.acceptance}.res.schema`;
     const tester = results.find((x) => x.id === testedBy);

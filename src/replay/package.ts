@@ -4,7 +4,7 @@
  * (reporter/package.ts), with a fingerprint that says it was re-judged, by which suite, from which
  * runs. Sends nothing; the package re-judged is only read.
  */
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildPackage, OUTAGES_FILE, PACKAGE_FILE, readPackage, registerSecrets, writePackage } from '../reporter/package.js';
 import { EVIDENCE_DIR, JournalError, readManifest, writeEvidence, writeManifest, RUN_FILE, type EvidenceRecord } from '../reporter/journal.js';
@@ -33,14 +33,16 @@ export async function writeRejudgedPackage(from: string, out: string, now = new 
   registerSecrets();
   const previous = readPackage(src);
   if (!previous) throw new JournalError(`--rejudge: ${from} holds no ${PACKAGE_FILE}`);
-  const rejudgement = await rejudgePackage(src, previous.connection?.accepted);
+  const rejudgement = await rejudgePackage(src);
   const byId = new Map(rejudgement.cases.map((c) => [c.id, c]));
 
   mkdirSync(dest, { recursive: true });
   for (const f of PACKAGE_FILES) rmSync(join(dest, f), { force: true });
   rmSync(join(dest, EVIDENCE_DIR), { recursive: true, force: true });
   mkdirSync(join(dest, EVIDENCE_DIR), { recursive: true });
-  for (const f of ['pacing.json', OUTAGES_FILE, PREFLIGHT_FILE]) if (existsSync(join(src, f))) copyFileSync(join(src, f), join(dest, f));
+  for (const f of ['pacing.json', PREFLIGHT_FILE]) if (existsSync(join(src, f))) copyFileSync(join(src, f), join(dest, f));
+  // the outages of every run the package merged (each keeps its run id), not only the last run's file
+  writeFileSync(join(dest, OUTAGES_FILE), JSON.stringify({ runId: manifest.runId, outages: previous.observations.availability?.outages ?? [] }, null, 2));
 
   for (const ev of readAllEvidence(src)) {
     const r = byId.get(ev.id);

@@ -93,3 +93,16 @@ test('a target that flags every success as failed: the cases built on an enquiry
   expect(bound(sent), `sent ${JSON.stringify(sent)} against a clean run's ${JSON.stringify(clean)}`).toBeLessThanOrEqual(1.1 * bound(clean));
   expect(sent['moi-enquiry']!, 'the MOI enquiries it used to spend on a base that never came').toBeLessThan(clean['moi-enquiry']!);
 });
+
+test('answers slower than the window: a limit that never resets is a FAIL, a conformant one a PASS, never INCONCLUSIVE or ERROR', async () => {
+  // every answer 300 ms late, the window 0.25 s: each burst spans more than a window. Only an
+  // over-acceptance may be excused by that; a burst held back by a blocked budget is the verdict
+  const env = { ...LOADED_WINDOW, MOCK_FAULTS: 'latency=300', SADAD_CASES: 'moi-enquiry.rate.limit,moi-enquiry.res.schema', SADAD_SEED: '18' };
+  const [blocked, conformant] = await Promise.all([runSuite({ ...env, MOCK_DEFECTS: 'rate-limit-no-reset' }), runSuite(env)]);
+  const verdictOf = (run: { reportsDir: string }) => readReport(run.reportsDir).cases.find((c) => c.id === 'moi-enquiry.rate.limit')!;
+  const b = verdictOf(blocked);
+  expect([b.verdict, b.notes.map((n) => n.text).join(' | ')]).toEqual(['FAIL', expect.stringMatching(/not accepted|only 0 of 4/)]);
+  const c = verdictOf(conformant);
+  expect([c.verdict, c.notes.map((n) => n.text).join(' | ')], conformant.output.slice(-2000)).toEqual(['PASS', '']);
+  await expectVerdictsReproduced(blocked.reportsDir);
+});

@@ -7,7 +7,8 @@
  * Windows of 0.25 s (LOADED_WINDOW: these runs share the machine with npm test's others), the real
  * limits; 8 windows are 2 s.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMock } from '../../src/mock/index.js';
@@ -15,6 +16,7 @@ import type { CertificationReport } from '../../src/reporter/model.js';
 import { certify } from '../reporter/helpers.js';
 import { LOADED_WINDOW } from './run-suite.js';
 import { expectVerdictsReproduced } from '../replay/helpers.js';
+import { writeRejudgedPackage } from '../../src/replay/package.js';
 
 test.describe.configure({ timeout: 240_000 });
 
@@ -85,6 +87,10 @@ test('an outage longer than SADAD_MAX_OUTAGE_SECONDS stops the run, resumable: t
     expect(merged.observations.availability.outages.map((x) => x.gaveUp), 'the merged package keeps the first run\'s outage').toEqual([true]);
     // a merged package of two runs, one of them stopped by an outage: re-judged, every verdict the same
     await expectVerdictsReproduced(resumed.reportsDir);
+    // and the package re-judged from it keeps both runs and the first run's outage
+    const out = join(mkdtempSync(join(tmpdir(), 'sadad-rejudged-')), 'reports');
+    const { report: rejudged } = await writeRejudgedPackage(resumed.reportsDir, out);
+    expect([rejudged.runs, rejudged.observations.availability.outages, rejudged.outcome.certifies]).toEqual([merged.runs, merged.observations.availability.outages, true]);
   } finally {
     await mock.close();
   }
