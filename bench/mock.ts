@@ -138,14 +138,21 @@ function positive(name: string, value: string | undefined): number {
   return n;
 }
 
+/** The load's settings, the same for both modes. */
+function loadArgs() {
+  return {
+    runs: Math.round(positive('runs', args.runs)),
+    duration: positive('duration', args.duration),
+    connections: Math.round(positive('connections', args.connections)),
+    rate: Math.round(positive('rate', args.rate)),
+    rateConnections: (args['rate-connections'] ?? '').split(',').map((c) => Math.round(positive('rate-connections', c.trim()))),
+    poolSize: Math.round(positive('pool', args.pool)),
+    warmup: Number(args.warmup),
+  };
+}
+
 async function main(): Promise<void> {
-  const runs = Math.round(positive('runs', args.runs));
-  const duration = positive('duration', args.duration);
-  const connections = Math.round(positive('connections', args.connections));
-  const rate = Math.round(positive('rate', args.rate));
-  const rateConnections = (args['rate-connections'] ?? '').split(',').map((c) => Math.round(positive('rate-connections', c.trim())));
-  const poolSize = Math.round(positive('pool', args.pool));
-  const warmup = Number(args.warmup);
+  const { runs, duration, connections, rate, rateConnections, poolSize, warmup } = loadArgs();
   const only = args.only;
   if (only !== undefined && only !== 'mock' && only !== 'prism' && only !== 'ceiling') { console.error('bench:mock: --only must be mock, prism or ceiling'); process.exit(2); }
   const wanted = (name: Server['name']) => (only === undefined ? name !== 'ceiling' || !args['no-ceiling'] : only === name);
@@ -539,13 +546,7 @@ async function eachLimited<T>(items: T[], width: number, f: (item: T, i: number)
 
 async function replicaBench(): Promise<void> {
   const replicaCount = Math.round(positive('replicas', args.replicas));
-  const runs = Math.round(positive('runs', args.runs));
-  const duration = positive('duration', args.duration);
-  const connections = Math.round(positive('connections', args.connections));
-  const rate = Math.round(positive('rate', args.rate));
-  const rateConnections = (args['rate-connections'] ?? '').split(',').map((c) => Math.round(positive('rate-connections', c.trim())));
-  const poolSize = Math.round(positive('pool', args.pool));
-  const warmup = Number(args.warmup);
+  const { runs, duration, connections, rate, rateConnections, poolSize, warmup } = loadArgs();
   const bursts = Math.round(positive('bursts', args.bursts));
   const soakCount = Math.round(positive('soak', args.soak));
   const aof = !args['no-aof'];

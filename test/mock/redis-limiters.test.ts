@@ -9,18 +9,10 @@ import { LIMITER_KINDS } from '../../src/mock/index.js';
 import { keyLimiter, StaysBlocked, type KeyLimiter } from '../../src/mock/limiters.js';
 import { RedisStore, uniquePrefix } from '../../src/mock/store/redis.js';
 import { sharedRedis } from './helpers.js';
+import { mulberry32 } from '../../src/generators/prng.js';
 
-/** mulberry32: the same sequence for a seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same sequence for a seed (mulberry32, as the mock's faults draw). */
+const random = mulberry32;
 
 for (const kind of LIMITER_KINDS) {
   test(`${kind}: Redis decides like the in-process limiter, call by call`, async () => {
