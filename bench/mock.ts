@@ -54,7 +54,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -71,6 +70,7 @@ import { billFacts, feeFacts } from '../src/mock/world.js';
 import { ROOT } from '../src/paths.js';
 import { startBalancer } from '../test/support/balancer.js';
 import { startRedis } from '../test/support/redis.js';
+import { sendTogether } from '../test/support/burst.js';
 
 const SELF = fileURLToPath(import.meta.url);
 /** Far above what a bench can send in a window: the limiter counts every call, refuses none. */
@@ -501,36 +501,9 @@ async function enquireBill(url: string, b: BillSubject): Promise<Fields | undefi
   return undefined;
 }
 
-/**
- * The same body `n` times at once: `n` keep-alive connections are opened first (GETs, answered
- * 405), then the `n` requests are written in one synchronous loop, one per connection.
- */
+/** The same body `n` times at once (test/support/burst.ts). */
 async function burst(url: string, op: Operation, body: unknown, n: number): Promise<Answer[]> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: n, maxFreeSockets: n });
-  const u = new URL(url);
-  const send = (method: string, payload?: Buffer) => new Promise<Answer>((resolve, reject) => {
-    const headers = { ...headersFor(op), ...(payload ? { 'Content-Length': String(payload.length) } : {}) };
-    const req = http.request({ host: u.hostname, port: u.port, method, path: op.path, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown = text;
-        try { json = JSON.parse(text); } catch { /* keep the text */ }
-        resolve({ status: res.statusCode ?? 0, body: json });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-  try {
-    await Promise.all(Array.from({ length: n }, () => send('GET')));
-    const payload = Buffer.from(JSON.stringify(body));
-    return await Promise.all(Array.from({ length: n }, () => send('POST', payload)));
-  } finally {
-    agent.destroy();
-  }
+  return (await sendTogether(url, op.path, Array.from({ length: n }, () => ({ headers: headersFor(op), body })))).answers;
 }
 
 /** Runs `f` over `items`, `width` at a time. */

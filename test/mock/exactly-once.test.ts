@@ -7,58 +7,21 @@
  * with the `duplicate-when-concurrent` defect shows the bursts do overlap: there the same burst is
  * accepted more than once.
  */
-import http from 'node:http';
 import { expect, test } from '@playwright/test';
 import { operation, tagsOf, type OperationId } from '../../src/contract/catalogue.js';
 import type { Fields } from '../../src/contract/message.js';
 import type { ErrorMode } from '../../src/mock/index.js';
 import { freshAccount, freshId, MockClient, STORES, UNLIMITED, withMock, type Answer } from './helpers.js';
+import { sendTogether, type Burst } from '../support/burst.js';
 
 const BURST = 50;
 const cents = (n: unknown) => Math.round(Number(n) * 100);
 /** StatusCode of a successful entry: `true` in table style, `"OK"` in sample style. */
 const succeeded = (e: Fields | undefined) => e?.StatusCode === true || e?.StatusCode === 'OK';
 
-interface Burst { answers: Answer[]; /** requests fully written before the first answer came back */ inFlightAtFirstAnswer: number }
-
-/**
- * Sends every body at once: 50 sockets are opened first (50 concurrent GETs, answered 405), then
- * the 50 requests are written in one synchronous loop, one per socket.
- */
-async function burst(c: MockClient, opId: OperationId, bodies: unknown[]): Promise<Burst> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: bodies.length, maxFreeSockets: bodies.length });
-  const url = new URL(c.mock.url);
-  const path = operation(opId).path;
-  const send = (method: string, headers: Record<string, string>, body?: Buffer, onWritten?: () => void) => new Promise<Answer>((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method, path, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown = text;
-        try { json = text === '' ? undefined : JSON.parse(text); } catch { /* keep the text */ }
-        resolve({ status: res.statusCode ?? 0, headers: new Headers(), body: json });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    if (onWritten) req.on('finish', onWritten);
-    req.end(body);
-  });
-  try {
-    await Promise.all(bodies.map(() => send('GET', c.headers(opId))));
-    const payloads = bodies.map((b) => Buffer.from(JSON.stringify(b)));
-    const headers = payloads.map((p) => ({ ...c.headers(opId), 'Content-Length': String(p.length) }));
-    let written = 0;
-    let inFlightAtFirstAnswer = -1;
-    const pending = payloads.map((p, i) => send('POST', headers[i]!, p, () => { written += 1; }).then((a) => {
-      if (inFlightAtFirstAnswer < 0) inFlightAtFirstAnswer = written;
-      return a;
-    }));
-    return { answers: await Promise.all(pending), inFlightAtFirstAnswer };
-  } finally {
-    agent.destroy();
-  }
+/** Sends every body at once (test/support/burst.ts). */
+function burst(c: MockClient, opId: OperationId, bodies: unknown[]): Promise<Burst> {
+  return sendTogether(c.mock.url, operation(opId).path, bodies.map((body) => ({ headers: c.headers(opId), body })));
 }
 
 /** accepted, duplicate, or what else the answer was. */

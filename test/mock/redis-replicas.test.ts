@@ -6,7 +6,6 @@
  * Each is shown against three in-memory replicas too, which get every one of these wrong (the
  * measurements of issue 20): that is what the shared store is for.
  */
-import http from 'node:http';
 import { expect, test } from '@playwright/test';
 import { operation, type OperationId } from '../../src/contract/catalogue.js';
 import { resolveMockOptions, startMock, type MockOptions, type RunningMock } from '../../src/mock/index.js';
@@ -15,6 +14,7 @@ import { startBalancer, type Balancer } from '../support/balancer.js';
 import { startMockProcess, type MockProcess } from '../support/mock-process.js';
 import { freePort, startRedis } from '../support/redis.js';
 import { freshAccount, MockClient, sharedRedis, type Answer, type StoreKind } from './helpers.js';
+import { sendTogether } from '../support/burst.js';
 
 test.describe.configure({ timeout: 180_000 });
 
@@ -34,35 +34,9 @@ async function sandbox(store: StoreKind, options: Partial<MockOptions> = {}): Pr
   };
 }
 
-/**
- * Sends every body at once through the balancer: the sockets are opened first (GET /health), then
- * the requests are written in one synchronous loop, one per socket.
- */
+/** Sends every body at once through the balancer, its sockets opened on GET /health (test/support/burst.ts). */
 async function burst(c: MockClient, opId: OperationId, bodies: unknown[]): Promise<Answer[]> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: bodies.length, maxFreeSockets: bodies.length });
-  const url = new URL(c.mock.url);
-  const send = (method: string, path: string, headers: Record<string, string>, body?: Buffer) => new Promise<Answer>((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method, path, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown = text;
-        try { json = JSON.parse(text); } catch { /* keep the text */ }
-        resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), body: json });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-  try {
-    await Promise.all(bodies.map(() => send('GET', '/health', {})));
-    const payloads = bodies.map((b) => Buffer.from(JSON.stringify(b)));
-    return await Promise.all(payloads.map((p) => send('POST', operation(opId).path, { ...c.headers(opId), 'Content-Length': String(p.length) }, p)));
-  } finally {
-    agent.destroy();
-  }
+  return (await sendTogether(c.mock.url, operation(opId).path, bodies.map((body) => ({ headers: c.headers(opId), body })), { path: '/health', headers: {} })).answers;
 }
 
 const tally = (xs: (string | number)[]) => xs.reduce<Record<string, number>>((t, x) => ({ ...t, [x]: (t[x] ?? 0) + 1 }), {});
