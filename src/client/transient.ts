@@ -3,12 +3,19 @@
  * or 504, a 429 outside the rate-limit cases, a connection refused or reset, no answer in time.
  * An HTTP 500 is not among them: it is the service's own answer and is judged like any other.
  */
+import { createHash } from 'node:crypto';
 import type { Exchange } from './exchange.js';
 
 export type FaultKind = 'HTTP 502' | 'HTTP 503' | 'HTTP 504' | 'HTTP 429' | 'reset' | 'refused' | 'timeout' | 'token refused';
 
 /** One transient fault a case met, and whether the case got past it. */
-export interface Fault { op: string; kind: FaultKind; recovered: boolean }
+export interface Fault {
+  op: string;
+  kind: FaultKind;
+  recovered: boolean;
+  /** The gateway's limiter refused it outside a burst: the pacing slowed down and sent it again, not a retry of the case's. */
+  paced?: boolean;
+}
 
 const GATEWAY = new Set([502, 503, 504]);
 
@@ -24,6 +31,20 @@ export function transientKind(ex: Exchange, options: { allow429?: boolean } = {}
   if (GATEWAY.has(status)) return `HTTP ${status}` as FaultKind;
   if (status === 429 && !options.allow429) return 'HTTP 429';
   return undefined;
+}
+
+/**
+ * What an answer looks like without what changes from call to call: its status, content type and
+ * body with digits and spacing folded. nginx's limit_req page and its maintenance page share a
+ * status but not a body; two refusals of one limiter share all three (pacer/over-limit.ts).
+ */
+export function answerSignature(ex: Exchange): string {
+  const r = ex.response;
+  if (!r) return `no answer: ${ex.error?.kind ?? 'unknown'}`;
+  const type = (r.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  // identifiers (correlation ids, request ids: letters and digits mixed) and numbers (times, counts) vary per call
+  const body = r.body.replace(/\b(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{8,}\b/g, '#').replace(/\d+/g, '#').replace(/\s+/g, ' ').trim().slice(0, 300);
+  return `${r.status} ${type} ${createHash('sha256').update(body).digest('hex').slice(0, 16)}`;
 }
 
 /** `Retry-After` in milliseconds (delta seconds or an HTTP date), when the answer gives one. */

@@ -36,6 +36,12 @@ export interface SuiteConfig {
   companyCode: string | undefined;
   rateWindowSeconds: number;
   rateLimits: { bill: number; moi: number };
+  /**
+   * SADAD_RATE_SHAPE: how the target's limit is documented. `burst` (default): `limit` calls per
+   * window, which calls sent together may use at once ("10 calls per minute"); `spaced`: one call per
+   * window / limit (a smoothing limiter), which the rate-limit cases then check instead.
+   */
+  rateShape: 'burst' | 'spaced';
   seed: number;
   seedFromEnv: boolean;
   dataFile: string | undefined;
@@ -116,6 +122,7 @@ export function configFromEnv(env: Env = process.env): SuiteConfig {
     companyCode: str(env, 'SADAD_COMPANY_CODE'),
     rateWindowSeconds: positiveNumber(env, 'SADAD_RATE_WINDOW_SECONDS', embedded ? EMBEDDED_MOCK_WINDOW_SECONDS : DEFAULT_RATE_WINDOW_SECONDS),
     rateLimits: { bill: positiveInteger(env, 'SADAD_RATE_LIMIT_BILL', 10), moi: positiveInteger(env, 'SADAD_RATE_LIMIT_MOI', 3) },
+    rateShape: oneOf(env, 'SADAD_RATE_SHAPE', ['burst', 'spaced'] as const, 'burst'),
     seed,
     seedFromEnv: fromEnv,
     dataFile: existingFile(env, 'SADAD_DATA_FILE'),

@@ -68,6 +68,7 @@ const CATALOGUE = [
   { name: 'list-as-object', family: 'lists', ops: ['bill-payment'], description: 'a single-entry TransactionData is answered as an object instead of an array' },
   // authentication (auth.ts)
   { name: 'company-id-unchecked', family: 'headers', ops: ['moi-enquiry'], description: 'a missing or unknown CompanyId is accepted (the call is attributed to the configured company)' },
+  { name: 'company-id-unchecked-everywhere', family: 'headers', ops: ['bill-enquiry', 'bill-payment', 'moi-enquiry', 'moi-payment'], description: 'a missing or unknown CompanyId is accepted on every operation: one defect shown on all four, and must read as one cause' },
   { name: 'bad-token-accepted', family: 'headers', ops: ['bill-payment'], description: 'any Bearer token is accepted' },
   // body parsing and error answers (server.ts)
   { name: 'content-type-unchecked', family: 'headers', ops: ['moi-payment'], description: 'a JSON body sent with Content-Type text/plain is parsed and accepted' },

@@ -1,8 +1,12 @@
 /**
  * The ways a gateway may count "limit calls per window" (MOCK_LIMITER), as a custom store of
  * @fastify/rate-limit: the plugin keeps the hook, the key, the headers and the 429; the store only
- * decides. Each kind is conformant: a client that never has more than `limit` calls in any interval
- * of the window's length is never refused by any of them, so the suite must survive all four.
+ * decides. The four windowed kinds (fixed, calendar, sliding, bucket) are each conformant: a client
+ * that never has more than `limit` calls in any interval of the window's length is never refused by
+ * any of them, so the suite must survive all four. The fifth, `spaced`, is stricter, as smoothing
+ * gateways are (nginx `limit_req` without `burst`, Apigee SpikeArrest): it is conformant only for a
+ * client that spaces its calls by at least W/limit: it refuses bursts the others accept, so a suite
+ * facing one is told so (SADAD_RATE_SHAPE=spaced) instead of reading those refusals as a lower limit.
  *
  * The plugin reads a decision as `{ current, ttl }`: the call is refused when `current > max`,
  * `X-RateLimit-Remaining` is `max - current`, and `X-RateLimit-Reset` (and, on a 429, `Retry-After`)
@@ -11,7 +15,7 @@
  */
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 
-export const LIMITER_KINDS = ['fixed', 'calendar', 'sliding', 'bucket'] as const;
+export const LIMITER_KINDS = ['fixed', 'calendar', 'sliding', 'bucket', 'spaced'] as const;
 export type LimiterKind = (typeof LIMITER_KINDS)[number];
 
 /** What the store answers the plugin; `ttl` in milliseconds, always positive. */
@@ -101,6 +105,31 @@ export class TokenBucket implements KeyLimiter {
 }
 
 /**
+ * One call per W/limit, measured from the last accepted call (the first is always accepted);
+ * refused calls do not count, as nginx does not: a client retrying too early is not pushed back.
+ * Calls sent together: only the first passes. The interval need not be whole milliseconds
+ * (1000 ms / 3), so it is kept exact, and every call is measured from an accepted call's own time,
+ * never from a sum of intervals: nothing accumulates rounding. Remaining is 0 after an accepted
+ * call, since nothing more is accepted until the interval has passed.
+ */
+export class SpacedInterval implements KeyLimiter {
+  private last = Number.NaN;
+
+  take(now: number, max: number, windowMs: number): Decision {
+    if (max <= 0) return never(windowMs);
+    const interval = windowMs / max;
+    // the slack: 300.00000000000006 ms (a 0.3 s window) over 3 is 100 ms, not a millisecond more
+    if (Number.isNaN(this.last) || now - this.last >= interval - EPSILON) {
+      this.last = now;
+      return { current: max, ttl: Math.max(1, Math.ceil(interval - EPSILON)) };
+    }
+    // a clock stepping back makes the wait longer, never shorter: two accepted calls are never
+    // closer than the interval on the clock that measures them
+    return { current: max + 1, ttl: Math.max(1, Math.ceil(this.last + interval - now - EPSILON)) };
+  }
+}
+
+/**
  * `rate-limit-no-reset`: once a key is refused it stays refused for `windows` windows, whatever
  * the kind counts meanwhile; then the inner limiter, long since refilled, decides again.
  */
@@ -124,6 +153,7 @@ export function keyLimiter(kind: LimiterKind): KeyLimiter {
     case 'calendar': return new CalendarWindow();
     case 'sliding': return new SlidingLog();
     case 'bucket': return new TokenBucket();
+    case 'spaced': return new SpacedInterval();
   }
 }
 

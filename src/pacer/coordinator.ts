@@ -4,7 +4,8 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { OperationId } from '../contract/catalogue.js';
-import { budgetsFor, type PacingPlan } from './pacer.js';
+import { applyRefusal, budgetsFor, type PacingPlan } from './pacer.js';
+import { OverLimitAnswers, type OverLimitAnswer, type Refusal } from './over-limit.js';
 import { OutageWatch, type Health, type OutageOptions } from './outage.js';
 import { Preconditions, type PreconditionReport } from './facts.js';
 
@@ -44,11 +45,12 @@ export async function startCoordinator(plan: PacingPlan & { leaseMs: number; cla
     lease(() => b.release(slot));
     return { slot };
   });
-  app.post<{ Body: { op: string } }>('/exclusive', async (req) => {
+  app.post<{ Body: { op: string; size?: number } }>('/exclusive', async (req) => {
     const b = budget(req.body.op);
     await watch?.gate();
-    const holder = await b.acquireExclusive();
-    setTimeout(() => b.releaseExclusive(holder), plan.leaseMs * 4).unref();
+    const holder = await b.acquireExclusive(req.body.size);
+    // a hold waits out a window and may look for the limiter's reset two windows more
+    setTimeout(() => b.releaseExclusive(holder), plan.leaseMs * 4 + 6 * plan.windowSeconds * 1000).unref();
     return { holder };
   });
   app.post<{ Body: { op: string; holder: number } }>('/exclusive-call', async (req) => {
@@ -62,6 +64,14 @@ export async function startCoordinator(plan: PacingPlan & { leaseMs: number; cla
     if (req.body.health) watch?.report(req.body.health);
     return {};
   });
+  // the gateway's over-limit answers, learned by the rate-limit cases and read for every refusal (over-limit.ts)
+  const answers = new OverLimitAnswers();
+  app.post<{ Body: { op: string } & Refusal }>('/refused', async (req) => {
+    const { op, ...refusal } = req.body;
+    return { overLimit: applyRefusal(budget(op), answers, refusal, plan.windowSeconds) };
+  });
+  app.post<{ Body: OverLimitAnswer }>('/over-limit', async (req) => { answers.learn(req.body); return {}; });
+  app.get('/over-limit', async () => answers.list());
   // preconditions every worker shares (facts.ts): a step refused often enough is not tried again
   const preconditions = new Preconditions();
   app.post<{ Body: { key: string } }>('/precondition', async (req) => ({ failure: preconditions.failed(req.body.key) }));

@@ -4,6 +4,7 @@ import type { OperationId } from '../contract/catalogue.js';
 import type { BudgetStats } from './budget.js';
 import type { Pacer } from './pacer.js';
 import type { Health, Outage } from './outage.js';
+import type { OverLimitAnswer, Refusal } from './over-limit.js';
 
 /** Plain node:http, no timeout: a grant may legitimately take several rate windows to come. */
 export function post<T>(base: string, path: string, body?: unknown): Promise<T> {
@@ -40,12 +41,20 @@ export class RemotePacer implements Pacer {
     await post(this.base, '/health', { health });
   }
 
+  async refused(op: OperationId, refusal: Refusal): Promise<boolean> {
+    return (await post<{ overLimit: boolean }>(this.base, '/refused', { op, ...refusal })).overLimit;
+  }
+
+  async learnOverLimit(answer: OverLimitAnswer): Promise<void> {
+    await post(this.base, '/over-limit', answer);
+  }
+
   outages(settle = false): Promise<Outage[]> {
     return post(this.base, '/outages', { settle });
   }
 
-  async exclusive<T>(op: OperationId, body: (call: <U>(send: () => Promise<U>) => Promise<U>) => Promise<T>): Promise<T> {
-    const { holder } = await post<{ holder: number }>(this.base, '/exclusive', { op });
+  async exclusive<T>(op: OperationId, body: (call: <U>(send: () => Promise<U>) => Promise<U>) => Promise<T>, size?: number): Promise<T> {
+    const { holder } = await post<{ holder: number }>(this.base, '/exclusive', { op, ...(size === undefined ? {} : { size }) });
     const call = async <U>(send: () => Promise<U>): Promise<U> => {
       const { slot } = await post<{ slot: number }>(this.base, '/exclusive-call', { op, holder });
       try { return await send(); } finally { await post(this.base, '/release', { op, slot }); }

@@ -22,7 +22,7 @@ import { ClientCredentialsToken } from '../client/token.js';
 import type { Socket } from 'node:net';
 import type { CertInfo, NetFailure } from '../net/index.js';
 import { connectTcp, firstHop, handshake, openTunnel, resolveHost, trustFailure, type TlsResult } from '../net/inspect.js';
-import { clockSkew, diagnoseProbes, probeLine, type Probe } from './diagnose.js';
+import { clientCertificateRefusal, clockSkew, diagnoseProbes, probeLine, type Probe } from './diagnose.js';
 import { classify } from '../client/outcome.js';
 import { curlCommand, curlOptionsOf } from '../client/curl.js';
 import { PREFLIGHT_FORMAT, STEP_TITLES, type Finding, type PreflightExchange, type PreflightReport, type Step, type StepId } from './model.js';
@@ -48,6 +48,31 @@ export interface PreflightOptions {
   /** Each step as it ends (`npm run doctor` prints the checklist as it goes). */
   onStep?: (step: Step, findings: Finding[]) => void;
 }
+
+/**
+ * The TLS step's line on the client certificate: whether the server insists on one (a second
+ * handshake without it tells), and what became of the one offered. A completed handshake is not
+ * acceptance: nginx with `ssl_verify_client on` completes it with any certificate, or none, and
+ * refuses over HTTP. So the line says "accepted" nowhere, and once the calls show a refusal for
+ * the certificate it says so (issue 24: it said "accepted" for another CA's certificate).
+ */
+const REQUIRED_WORDS = {
+  yes: 'asked for and required (a handshake without one was refused)',
+  no: 'not required by the handshake (one without it completed too)',
+  unknown: 'not known whether required',
+} as const;
+const OFFERED_WORDS = {
+  refused: 'was refused',
+  unjudged: 'was not judged (the handshake failed)',
+  // the server would not complete a handshake without one, and did with this one
+  passed: 'passed the handshake',
+  // the server did not insist: only an answer over HTTP can tell
+  completed: 'completed the handshake; a gateway may still judge it over HTTP, which the calls show',
+  refusedOverHttp: 'completed the handshake, but the gateway refused it at the HTTP layer: see the operations step',
+} as const;
+const certificateLine = (required: keyof typeof REQUIRED_WORDS, subject: string, offered: keyof typeof OFFERED_WORDS) =>
+  `client certificate: ${REQUIRED_WORDS[required]}; the one offered (${subject}) ${OFFERED_WORDS[offered]}`;
+const NONE_REFUSED_OVER_HTTP = 'client certificate: none configured; the handshake completed without one, but the gateway refused the calls at the HTTP layer for want of one: see the operations step';
 
 const days = (c: CertInfo) => `${c.notAfter.slice(0, 10)}, in ${c.daysLeft} day${Math.abs(c.daysLeft) === 1 ? '' : 's'}`;
 const certLine = (c: CertInfo) => `${c.subject}, issued by ${c.issuer}, expires ${days(c)}`;
@@ -184,6 +209,7 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightReport
   });
 
   // 4. TLS
+  let tlsRequired: keyof typeof REQUIRED_WORDS = 'unknown';
   const tunnelOrDirect = async (): Promise<{ socket?: Socket; failure?: NetFailure }> => {
     if (!hop.proxy) return {};
     const t = await openTunnel(net, hop.proxy, hop.target, left(5000));
@@ -208,7 +234,8 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightReport
     r.chain.forEach((c, i) => ev.push(`${i === 0 ? 'server certificate' : `  chain ${i}`}: ${certLine(c)}`));
     if (r.chain.length) ev.push(`trusted: ${r.trusted ? 'yes' : `no (${r.verifyError})`}, against the default roots${net.tls.ca ? ' and SADAD_CA_FILE' : ''}; host name ${hop.target.host}: ${r.hostMatches ? 'matches' : 'does not match'}`);
     if (net.tls.client) {
-      ev.push(`client certificate: ${required === true ? 'asked for and required (a handshake without one was refused)' : required === false ? 'not required (a handshake without one was accepted)' : 'not known whether required'}; the one offered (${net.tls.client.info.subject}) was ${r.clientCertificate === 'refused' ? 'refused' : r.failure ? 'not judged' : 'accepted'}`);
+      tlsRequired = required === true ? 'yes' : required === false ? 'no' : 'unknown';
+      ev.push(certificateLine(tlsRequired, net.tls.client.info.subject, r.clientCertificate === 'refused' ? 'refused' : r.failure ? 'unjudged' : required === true ? 'passed' : 'completed'));
     }
     const bad = trustFailure(r, hop.target.host);
     if (bad) { find(fromFailure(bad, 'check the TLS settings (SADAD_CA_FILE, SADAD_TLS_CERT/SADAD_TLS_KEY or SADAD_TLS_PFX)')); return; }
@@ -265,6 +292,16 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightReport
     }
     for (const f of diagnoseProbes(probes, config)) find({ severity: f.severity, text: f.text, ...(f.fix ? { fix: f.fix } : {}) });
   });
+
+  // the calls refused for the client certificate after a completed handshake: the TLS step, already
+  // ended, must not stand as if the certificate had passed (nor be silent when none was offered)
+  const tls = steps.find((s) => s.id === 'tls' && s.status !== 'skipped');
+  if (tls && clientCertificateRefusal(probes)) {
+    const line = net.tls.client ? certificateLine(tlsRequired, net.tls.client.info.subject, 'refusedOverHttp') : NONE_REFUSED_OVER_HTTP;
+    const at = tls.evidence.findIndex((e) => e.startsWith('client certificate:'));
+    if (at >= 0) tls.evidence[at] = maskText(line);
+    else tls.evidence.push(maskText(line));
+  }
 
   // 7. the server's clock against ours
   if (!probes.some((p) => p.ex.response)) skip('clock', 'not checked: no answer to read a Date header from');

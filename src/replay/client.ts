@@ -103,6 +103,9 @@ export const replayPacer: Pacer = {
   stats: async () => ({}),
   report: async () => {},
   outages: async () => [],
+  // what the pacer said of a refusal is a recorded input of the case (CaseContext.overLimit), never asked for here
+  refused: async () => false,
+  learnOverLimit: async () => {},
 } as Pacer;
 
 /** Shared preconditions of a re-judge: what the cases were told is recorded (inputs); reports go nowhere. */

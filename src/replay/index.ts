@@ -58,7 +58,7 @@ const needsNewRun = (why: string) => `needs a new run: ${why}`;
 function configOf(j: JudgingConfig): SuiteConfig {
   return {
     baseUrl: 'replay:', accessToken: MASK, companyId: j.companyId, device: '', clientId: j.clientHeaders ? MASK : undefined, clientSecret: j.clientHeaders ? MASK : undefined,
-    bankCode: j.bankCode ?? undefined, companyCode: j.companyCode ?? undefined, rateWindowSeconds: j.rateWindowSeconds, rateLimits: { ...j.rateLimits },
+    bankCode: j.bankCode ?? undefined, companyCode: j.companyCode ?? undefined, rateWindowSeconds: j.rateWindowSeconds, rateLimits: { ...j.rateLimits }, rateShape: j.rateShape ?? 'burst',
     seed: j.seed, seedFromEnv: true, dataFile: undefined, tagPrefix: j.tagPrefix, headerPrefix: j.headerPrefix, tokenUrl: j.renewableToken ? 'replay:' : undefined,
     signer: undefined, signingKey: undefined, signingKeyPassphrase: undefined, requestTimeoutMs: 0, retries: j.retries, payments: j.payments,
     tlsPassphrase: undefined, network: {} as NetworkConfig, preflight: false, maxOutageSeconds: 0,

@@ -8,7 +8,7 @@
 import type { Outage } from '../pacer/outage.js';
 
 /** One fault a case met (src/client/transient.ts), as its evidence and its `transient` annotation carry it. */
-export interface TransientFault { op: string; kind: string; recovered: boolean }
+export interface TransientFault { op: string; kind: string; recovered: boolean; paced?: boolean }
 
 export interface FaultCount { faults: number; recovered: number }
 
@@ -27,6 +27,62 @@ export interface Availability {
    * came back; each run's in order. A failure inside one never counted against a case's retries.
    */
   outages: (Outage & { runId: string })[];
+  /**
+   * What the target's gateway turned out to allow (design.md §6): per operation the spacing the
+   * pacing started from, how often the gateway refused a call as over its limit outside the
+   * rate-limit cases (each slowed the operation down and was sent again), the widest spacing that
+   * took and the one it ended at, and the time it cost; the over-limit answers other than 429 the
+   * rate-limit cases identified. Absent in packages of suites before it.
+   */
+  pacing?: PacingSummary;
+}
+
+export interface PacingOperation { spacingMs: number; refused: number; slowestSpacingMs: number; finalSpacingMs: number; lostMs: number }
+export interface PacingSummary {
+  /** In words: `the gateway refused no call outside the rate-limit cases`, or what it refused and cost. */
+  summary: string;
+  byOperation: Record<string, PacingOperation>;
+  /** Over-limit answers other than 429, as a rate-limit case identified them (`HTTP 503`). */
+  overLimit: { status: number; op: string }[];
+}
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/**
+ * The pacing part of pacing.json (the coordinator's budgets), or several runs' (a resumed package):
+ * refusals and time lost add up, the widest spacing is the widest, the last run's spacing is the end.
+ */
+export function pacingSummary(runs: unknown[]): PacingSummary | undefined {
+  const byOperation: Record<string, PacingOperation> = {};
+  const overLimit: PacingSummary['overLimit'] = [];
+  let seen = false;
+  for (const raw of runs) {
+    const p = raw && typeof raw === 'object' ? raw as { operations?: Record<string, Record<string, unknown>>; overLimit?: unknown } : undefined;
+    if (!p?.operations) continue;
+    for (const [op, s] of Object.entries(p.operations)) {
+      if (typeof s?.spacingMs !== 'number') continue;
+      seen = true;
+      const prev = byOperation[op];
+      byOperation[op] = {
+        spacingMs: num(s.spacingMs), refused: (prev?.refused ?? 0) + num(s.refused), lostMs: (prev?.lostMs ?? 0) + Math.round(num(s.lostMs)),
+        slowestSpacingMs: Math.max(prev?.slowestSpacingMs ?? 0, num(s.slowestSpacingMs)), finalSpacingMs: num(s.finalSpacingMs),
+      };
+    }
+    for (const a of Array.isArray(p.overLimit) ? p.overLimit : []) {
+      const status = Number((a as { status?: unknown }).status);
+      const op = String((a as { op?: unknown }).op ?? '');
+      if (Number.isInteger(status) && !overLimit.some((x) => x.status === status)) overLimit.push({ status, op });
+    }
+  }
+  if (!seen) return undefined;
+  const refused = Object.values(byOperation).reduce((n, o) => n + o.refused, 0);
+  const lost = Object.values(byOperation).reduce((n, o) => n + o.lostMs, 0);
+  const slowed = Object.entries(byOperation).filter(([, o]) => o.refused > 0).map(([op, o]) => `${op} up to ${Math.round(o.slowestSpacingMs)} ms apart (from ${Math.round(o.spacingMs)} ms), ${o.refused} refused`);
+  const as = overLimit.length ? `; over-limit answer${overLimit.length === 1 ? '' : 's'} other than 429: ${overLimit.map((o) => `HTTP ${o.status}`).join(', ')}` : '';
+  const summary = refused
+    ? `the gateway refused ${plural(refused, 'call')} as over its limit outside the rate-limit cases; the pacing slowed down and sent ${refused === 1 ? 'it' : 'them'} again (${slowed.join('; ')}), ${spanText(lost)} lost${as}`
+    : `the gateway refused no call outside the rate-limit cases at the configured spacing (${[...new Set(Object.values(byOperation).map((o) => `${Math.round(o.spacingMs)} ms`))].join(', ')})${as}`;
+  return { summary, byOperation, overLimit };
 }
 
 /** `2 min 10 s`. */
@@ -56,12 +112,12 @@ export function parseFaults(raw: unknown): TransientFault[] {
   }
   if (!Array.isArray(v)) return [];
   return v.filter((f): f is Record<string, unknown> => !!f && typeof f === 'object')
-    .map((f) => ({ op: String(f.op ?? 'unknown'), kind: String(f.kind ?? 'unknown'), recovered: f.recovered === true }));
+    .map((f) => ({ op: String(f.op ?? 'unknown'), kind: String(f.kind ?? 'unknown'), recovered: f.recovered === true, ...(f.paced === true ? { paced: true } : {}) }));
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export function aggregateAvailability(cases: { id: string; transient?: TransientFault[] }[], calls: Record<string, number> | null, outages: (Outage & { runId: string })[] = []): Availability {
+export function aggregateAvailability(cases: { id: string; transient?: TransientFault[] }[], calls: Record<string, number> | null, outages: (Outage & { runId: string })[] = [], pacing?: PacingSummary): Availability {
   const byOperation: Availability['byOperation'] = {};
   const entry = (op: string) => (byOperation[op] ??= { calls: calls ? (calls[op] ?? 0) : null, faults: 0, recovered: 0, byKind: {} });
   for (const op of Object.keys(calls ?? {})) entry(op);
@@ -83,5 +139,5 @@ export function aggregateAvailability(cases: { id: string; transient?: Transient
   const summary = faults
     ? `${plural(faults, 'transient fault')}${inCalls} (${recovered} recovered, ${faults - recovered} not)${down}`
     : `no transient fault seen${inCalls}${down}`;
-  return { summary, faults, recovered, calls: total, byOperation, cases: list, outages };
+  return { summary, faults, recovered, calls: total, byOperation, cases: list, outages, ...(pacing ? { pacing } : {}) };
 }

@@ -60,6 +60,10 @@ export function behaviourFacts(r: CertificationReport): Facts {
     const kinds = Object.entries(a.byKind ?? {}).filter(([, n]) => n.faults > 0).map(([k, n]) => `${k}${n.recovered < n.faults ? ' (not always recovered)' : ''}`);
     put('transient faults', op, list(sorted(kinds)));
   }
+  // what the gateway allowed: whether it refused calls the pacing spaced (not how many: a refusal more
+  // or less is the network's jitter), and the over-limit answer it gives when that is not a 429
+  for (const [op, p] of Object.entries(availability?.pacing?.byOperation ?? {})) put('gateway refusals outside the rate-limit cases', op, p.refused ? 'some (the pacing slowed down)' : 'none');
+  if (availability?.pacing) put('over-limit answer other than 429', null, list(sorted(availability.pacing.overLimit.map((o) => `HTTP ${o.status}`))));
   // how often, and how long, the target was down: the times themselves differ in every run
   const outages = availability?.outages ?? [];
   put('outages', null, outages.length ? `${outages.length} outage${outages.length === 1 ? '' : 's'}, ${spanText(outages.reduce((t, o) => t + (o.durationMs || 0), 0))} in all${outages.some((o) => o.gaveUp) ? ', the run gave up waiting' : ''}` : 'none');

@@ -203,12 +203,21 @@ function runsText(r: CertificationReport): string {
     `${x.finished} of ${x.cases} planned case${x.cases === 1 ? '' : 's'} finished <span class="muted">(${text(x.status)})</span></li>`).join('')}</ol>`;
 }
 
+/** What the gateway allowed (design.md §6): the spacing per operation, and what refusals outside the rate-limit cases cost. */
+function pacingPart(a: CertificationReport['observations']['availability']): string {
+  const p = a.pacing;
+  if (!p) return '';
+  const rows = Object.entries(p.byOperation).map(([op, o]) => `<tr><th scope="row">${text(operationTitle(op))}<div class="muted small">${text(op)}</div></th><td>${Math.round(o.spacingMs)} ms</td><td>${o.refused || '<span class="zero">·</span>'}</td><td>${o.refused ? `${Math.round(o.slowestSpacingMs)} ms` : '—'}</td><td>${Math.round(o.finalSpacingMs)} ms</td><td>${o.lostMs ? text(spanText(o.lostMs)) : '—'}</td></tr>`).join('');
+  return `<h4>Pacing</h4><p class="hint">Calls are spaced evenly at the configured rate (window plus margin, divided by the limit). A call the gateway refused as over its limit outside the rate-limit cases slowed that operation down (Retry-After honoured), was sent again without costing its case a retry, and the spacing came back gradually.</p>` +
+    `<p>${text(p.summary)}.</p><div class="scroll"><table class="byop"><thead><tr><th scope="col">Operation</th><th scope="col">Spacing</th><th scope="col">Refused</th><th scope="col">Widest</th><th scope="col">At the end</th><th scope="col">Time lost</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
 function availabilitySection(r: CertificationReport): string {
   const a = r.observations.availability;
   const ops = Object.keys(a.byOperation);
   const outages = (a.outages ?? []).length ? `<h4>Outages</h4><p class="hint">The target was down: the whole run paused and probed it once a window until it answered again; failures inside an outage never counted against a case's retries.</p><ul class="kv">${a.outages.map((o) =>
     `<li>${text(utc(o.start))} → ${o.end ? text(utc(o.end)) : '<strong>not back</strong>'} (${text(spanText(o.durationMs))}; ${text(Object.entries(o.kinds).map(([k, n]) => `${k} ×${n}`).join(', ') || 'no answer')}; ${o.probes} probe${o.probes === 1 ? '' : 's'})${o.gaveUp ? ': <strong>the run gave up waiting (SADAD_MAX_OUTAGE_SECONDS); <code>npm run certify -- --resume</code> continues</strong>' : ''}${o.lastProbe ? `<div class="muted small">last probe: ${text(o.lastProbe)}</div>` : ''}</li>`).join('')}</ul>` : '';
-  const head = `<p><strong>${text(a.summary)}</strong>.</p>${outages}`;
+  const head = `<p><strong>${text(a.summary)}</strong>.</p>${outages}${pacingPart(a)}`;
   if (!a.faults) {
     return `${head}<p class="hint">No gateway error (502, 503, 504), no 429 outside the rate-limit cases, no connection reset or refused, no timeout and no refused token met any case${r.runs.length > 1 ? ' in any of the runs' : ''}.</p>`;
   }

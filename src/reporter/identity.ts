@@ -18,7 +18,8 @@ export interface RunIdentity {
   target: string;
   /** SADAD_PROFILE: `full` or `smoke`. */
   profile: string;
-  limits: { windowSeconds: number; bill: number; moi: number } | null;
+  /** `shape` only when SADAD_RATE_SHAPE=spaced: identities of runs before it existed stay equal. */
+  limits: { windowSeconds: number; bill: number; moi: number; shape?: 'spaced' } | null;
   /** SADAD_CASES, SADAD_SKIP_CASES and Playwright's filters; all null for the whole suite. */
   selection: { cases: string | null; skipCases: string | null; args: string | null };
 }
@@ -47,7 +48,7 @@ export function runIdentity(env: NodeJS.ProcessEnv, argv: string[]): RunIdentity
   let limits: RunIdentity['limits'] = null;
   try {
     const l = plannedLimits(env);
-    limits = { windowSeconds: l.windowSeconds, bill: l.perOperation['bill-enquiry']!, moi: l.perOperation['moi-enquiry']! };
+    limits = { windowSeconds: l.windowSeconds, bill: l.perOperation['bill-enquiry']!, moi: l.perOperation['moi-enquiry']!, ...(env.SADAD_RATE_SHAPE?.trim() === 'spaced' ? { shape: 'spaced' as const } : {}) };
   } catch { /* a configuration error: the global setup stops the run on it, naming the variable */ }
   let profile: string;
   try { profile = profileOf(env); } catch { profile = String(env.SADAD_PROFILE); }
@@ -62,7 +63,7 @@ export function runIdentity(env: NodeJS.ProcessEnv, argv: string[]): RunIdentity
 }
 
 const show = (v: unknown) => (v === null || v === undefined ? 'none' : typeof v === 'string' ? v : JSON.stringify(v));
-const limitsText = (l: RunIdentity['limits']) => (l ? `bill ${l.bill}, MOI ${l.moi} per ${l.windowSeconds} s` : 'unknown');
+const limitsText = (l: RunIdentity['limits']) => (l ? `bill ${l.bill}, MOI ${l.moi} per ${l.windowSeconds} s${l.shape ? `, ${l.shape}` : ''}` : 'unknown');
 
 /** Each part that differs, in words (`target: the previous run's was X, this one's is Y`); empty when the runs match. */
 export function identityDifferences(previous: RunIdentity, now: RunIdentity): string[] {
@@ -72,7 +73,7 @@ export function identityDifferences(previous: RunIdentity, now: RunIdentity): st
   differ('schema hash (schemas/*.json)', show(previous.schemaHash), show(now.schemaHash));
   differ('target', show(previous.target), show(now.target));
   differ('profile (SADAD_PROFILE)', show(previous.profile), show(now.profile));
-  differ('limits (SADAD_RATE_WINDOW_SECONDS, SADAD_RATE_LIMIT_BILL, SADAD_RATE_LIMIT_MOI)', limitsText(previous.limits), limitsText(now.limits));
+  differ('limits (SADAD_RATE_WINDOW_SECONDS, SADAD_RATE_LIMIT_BILL, SADAD_RATE_LIMIT_MOI, SADAD_RATE_SHAPE)', limitsText(previous.limits), limitsText(now.limits));
   differ('selection SADAD_CASES', show(previous.selection.cases), show(now.selection.cases));
   differ('selection SADAD_SKIP_CASES', show(previous.selection.skipCases), show(now.selection.skipCases));
   differ('selection by Playwright arguments (--grep, --shard, spec files)', show(previous.selection.args), show(now.selection.args));

@@ -10,7 +10,7 @@ import type { RunIdentity } from './identity.js';
 import type { Plan } from './plan.js';
 import type { Cause } from './causes.js';
 import type { Changes } from './compare.js';
-import { aggregateAvailability, type Availability, type TransientFault } from './availability.js';
+import { aggregateAvailability, type Availability, type PacingSummary, type TransientFault } from './availability.js';
 import type { PreflightReport } from '../preflight/model.js';
 
 export const FORMAT = 'sadad-certification';
@@ -354,8 +354,8 @@ export function decideOutcome(input: {
 
 const observationString = (v: unknown): string | null => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
 
-export function aggregateObservations(cases: CaseReport[], errorBodyShapes: ErrorBodyShape[], calls: Record<string, number> | null = null, outages: Availability['outages'] = []): Observations {
-  const out: Observations = { rejectionForms: {}, rateLimit: {}, duplicates: [], clientHeadersRequired: {}, responseStyle: {}, errorBodyShapes, availability: aggregateAvailability(cases, calls, outages) };
+export function aggregateObservations(cases: CaseReport[], errorBodyShapes: ErrorBodyShape[], calls: Record<string, number> | null = null, outages: Availability['outages'] = [], pacing?: PacingSummary): Observations {
+  const out: Observations = { rejectionForms: {}, rateLimit: {}, duplicates: [], clientHeadersRequired: {}, responseStyle: {}, errorBodyShapes, availability: aggregateAvailability(cases, calls, outages, pacing) };
   for (const c of cases) {
     const o = c.observation;
     if (!o) continue;

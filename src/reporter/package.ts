@@ -30,7 +30,7 @@ import {
 } from './model.js';
 import { planOf } from './plan.js';
 import { applyAcceptanceCondition, VACUOUS_CAUSE } from './conditions.js';
-import { parseOutages, spanText, type Availability } from './availability.js';
+import { pacingSummary, parseOutages, spanText, type Availability } from './availability.js';
 import { PREFLIGHT_FILE, PREFLIGHT_FORMAT, type PreflightReport } from '../preflight/model.js';
 
 export const PACKAGE_FILE = 'certification.json';
@@ -89,6 +89,15 @@ function planLimits(identity: RunIdentity) {
   if (!identity.limits) return null;
   const l = identity.limits;
   return { windowSeconds: l.windowSeconds, perOperation: Object.fromEntries(operations.map((op) => [op.id, op.rateGroup === 'bill' ? l.bill : l.moi])), source: 'the run' };
+}
+
+/** This run's pacing.json (the coordinator's budgets and the over-limit answers), when this run wrote it. */
+function runPacing(dir: string, manifest: RunManifest): unknown {
+  const file = join(dir, 'pacing.json');
+  try {
+    if (existsSync(file) && statSync(file).mtimeMs >= Date.parse(manifest.startedAt)) return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  } catch { /* no pacing figures: the package says nothing of them */ }
+  return undefined;
 }
 
 /** Calls per operation of this run: the pacer's count (pacing.json, when this run wrote it), else the exchanges in its evidence. */
@@ -231,7 +240,8 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     plan: planSummary(plan),
     counts: buildCounts(cases),
     matrix: buildMatrix(cases),
-    observations: aggregateObservations(cases, errorBodyShapes(evidence), totalCalls(runs), outages),
+    observations: aggregateObservations(cases, errorBodyShapes(evidence), totalCalls(runs), outages,
+      pacingSummary([previous?.observations.availability?.pacing ? { operations: previous.observations.availability.pacing.byOperation, overLimit: previous.observations.availability.pacing.overLimit } : undefined, runPacing(dir, manifest)])),
     waivers: {
       file: manifest.baselineFile,
       used: waiverReports.filter((w) => w.status === 'used').map((w) => ({ ...w, comment: maskText(w.comment) })),

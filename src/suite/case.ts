@@ -22,7 +22,7 @@ import { runtimeOf } from './targets.js';
 import { loadBaseline, type Waiver } from './baseline.js';
 import { caseFilter } from './selection.js';
 import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from './verdicts.js';
-import { exhausted, retryDelayMs, sleep, transientKind, type Fault, type FaultKind } from '../client/transient.js';
+import { answerSignature, exhausted, retryAfterMs, retryDelayMs, sleep, transientKind, type Fault, type FaultKind } from '../client/transient.js';
 import { coveredBy } from '../pacer/outage.js';
 
 /** How a call may be repeated after a transient fault. */
@@ -97,10 +97,11 @@ export class CaseStop extends Error {
 /**
  * An input a case reads from outside its own exchanges: a precondition the run shares (`fact`), the
  * run's outages (`outages`), a subject of SADAD_DATA_FILE (`subject`, `known`). Recorded in order in
+ * whether the pacer read a refusal as the gateway's limiter (`pacing`). Recorded in order in
  * the case's evidence (`replay.inputs`), so that a re-judge (src/replay) can give the case the same
  * world without the run: together with the exchanges, everything a verdict depends on.
  */
-export interface TapeEntry { kind: 'fact' | 'outages' | 'subject' | 'known'; key: string; value: unknown }
+export interface TapeEntry { kind: 'fact' | 'outages' | 'subject' | 'known' | 'pacing'; key: string; value: unknown }
 
 /** What a re-judge gives a case in place of the world: its recorded inputs, in order per kind. */
 export interface ReplayTape { next(c: CaseContext, kind: TapeEntry['kind'], key: string): unknown }
@@ -264,6 +265,7 @@ export class CaseContext {
     const kinds: FaultKind[] = [];
     const times: number[] = [];
     const mine: Fault[] = [];
+    let limitedSince: number | undefined;
     for (let attempt = 1; ; attempt++) {
       const ex = await this.sendOnce(op, { ...options, label: attempt === 1 ? label : `${label} (attempt ${attempt})` });
       // an untrusted certificate, a proxy's 407, a name that does not resolve: no retry heals it
@@ -279,6 +281,21 @@ export class CaseContext {
         mine.push(f);
         continue;
       }
+      // the gateway's limiter refused it (a 429, or its over-limit answer): the pacing slows this
+      // operation down and the call goes again, never counted against the case's retries; the
+      // refused call changed nothing at the target, so this holds for a payment too
+      if (!options.via && await this.overLimit(op, ex)) {
+        const f: Fault = { op, kind: transientKind(ex) ?? `HTTP ${ex.response!.status}` as FaultKind, recovered: false, paced: true };
+        this.faults.push(f);
+        mine.push(f);
+        limitedSince ??= endOf(ex);
+        const waited = endOf(ex) - limitedSince;
+        if (waited > this.config.maxOutageSeconds * 1000) {
+          return this.notRun(`${label}: the gateway kept refusing ${op} as over its limit for ${Math.round(waited / 1000)} s (${mine.filter((x) => x.paced).length} refusals, the last ${summarize(ex)}) while the pacing slowed down; the case stopped waiting (SADAD_MAX_OUTAGE_SECONDS=${this.config.maxOutageSeconds}): \`npm run certify -- --resume\` runs it again`);
+        }
+        continue;
+      }
+      if (mine.length && mine.every((f) => f.paced)) for (const f of mine) f.recovered = true;
       // a caller that handles faults itself records them (fault()), knowing which answers it expects
       if (retry === 'none') return ex;
       const kind = transientKind(ex);
@@ -325,6 +342,18 @@ export class CaseContext {
     if (times.length <= allowed) return false;
     const outages = await this.input('outages', '', () => this.rt.pacer.outages(true).catch(() => []));
     return times.filter((t) => !coveredBy(outages, t)).length > allowed;
+  }
+
+  /**
+   * Whether a refused answer outside a burst was the gateway's limiter (pacer/over-limit.ts): asked
+   * of the pacer, which slows the operation down when it was. The answer is an input of the case
+   * (a re-judge gets it back from the evidence), since it depends on what the run learned.
+   */
+  private async overLimit(op: OperationId, ex: Exchange): Promise<boolean> {
+    const status = ex.response?.status;
+    if (status === undefined || !(status === 429 || status === 403 || status >= 500)) return false;
+    const refusal = { status, signature: answerSignature(ex), sentAt: Date.parse(ex.startedAt), ...(retryAfterMs(ex) === undefined ? {} : { retryAfterMs: retryAfterMs(ex)! }) };
+    return this.input('pacing', `${op} ${status}`, () => this.rt.pacer.refused(op, refusal).catch(() => status === 429));
   }
 
   /** Records a transient fault met outside send() (inside a burst the case repeats); returns its kind. */
@@ -391,6 +420,8 @@ export class CaseContext {
   notApplicable(reason: string): never { this.skipReason = reason; return this.end(reason, this.note('NOT_APPLICABLE', reason)); }
   /** Ends the case on a violation that makes the rest meaningless. */
   stop(text: string, cause?: string): never { this.violated(text, cause); return this.end(text, this.notes.at(-1)); }
+  /** The case could not finish for a reason outside the target's rules (the gateway kept refusing): NOT_RUN, resumable. Ends the case. */
+  notRun(text: string): never { return this.end(text, this.note('NOT_RUN', text)); }
   /** A step the case needs was refused: the case cannot decide its own rule. Ends the case. */
   inconclusive(text: string, cause: string, testedBy: string): never { return this.end(text, this.note('INCONCLUSIVE', text, cause, testedBy)); }
 
@@ -570,8 +601,8 @@ function finish(c: CaseContext, testInfo: TestInfo): void {
   const waiver = waivers().find((w) => w.case === c.def.id);
   if (waiver) testInfo.annotations.push({ type: waiver.verdict === verdict ? 'waiver-used' : 'waiver-not-needed', description: `${waiver.verdict}: ${waiver.comment}` });
   const skipped = verdict === 'SKIPPED' || verdict === 'NOT_APPLICABLE';
-  // INCONCLUSIVE blocks certification like ERROR: the run fails on it too
-  const failed = (verdict === 'FAIL' || verdict === 'ERROR' || verdict === 'INCONCLUSIVE') && waiver?.verdict !== verdict;
+  // INCONCLUSIVE and NOT_RUN block certification like ERROR: the run fails on them too
+  const failed = (verdict === 'FAIL' || verdict === 'ERROR' || verdict === 'INCONCLUSIVE' || verdict === 'NOT_RUN') && waiver?.verdict !== verdict;
   // after the annotations, so the evidence holds them all
   writeEvidence(c, testInfo, verdict, skipped ? 'skipped' : failed ? 'failed' : 'passed');
   if (skipped) test.skip(true, `${verdict}: ${c.skipReason}`);

@@ -34,7 +34,8 @@ import { runIdentity } from '../reporter/identity.js';
 import { writeManifest } from '../reporter/journal.js';
 import { newRunManifest } from '../reporter/manifest.js';
 import { buildPackage, OUTAGES_FILE, registerSecrets, writePackage } from '../reporter/package.js';
-import { spanText } from '../reporter/availability.js';
+import { pacingSummary, spanText } from '../reporter/availability.js';
+import type { BudgetStats } from '../pacer/budget.js';
 import { generatorFor, minimalEnquiry } from '../preflight/index.js';
 import { summarize } from '../client/exchange.js';
 import type { Outage, OutageOptions } from '../pacer/outage.js';
@@ -135,12 +136,24 @@ export default async function globalSetup(playwright?: FullConfig): Promise<() =
 
   return async () => {
     const stats = await coordinator.app.inject({ method: 'GET', url: '/stats' }).then((r) => r.json()).catch(() => ({}));
+    // the gateway's over-limit answers other than 429, as the rate-limit cases identified them
+    const overLimit = await coordinator.app.inject({ method: 'GET', url: '/over-limit' }).then((r) => (r.json() as { status: number; op: string }[]).map(({ status, op }) => ({ status, op }))).catch(() => []);
     mkdirSync(reportsDir(), { recursive: true });
-    writeFileSync(join(reportsDir(), 'pacing.json'), JSON.stringify({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), operations: stats, ...(injectedFaults ? { injectedFaults: injectedFaults() } : {}) }, null, 2));
+    writeFileSync(join(reportsDir(), 'pacing.json'), JSON.stringify({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), shape: config.rateShape, operations: stats, overLimit, ...(injectedFaults ? { injectedFaults: injectedFaults() } : {}) }, null, 2));
+    console.log(pacingLine(stats as Record<string, BudgetStats>, overLimit));
     await coordinator.close();
     for (const close of closers.reverse()) await close();
     failOnVerdicts();
   };
+}
+
+/**
+ * The console's line on what the gateway allowed (design.md §6): whether it refused calls outside
+ * the rate-limit cases, how far the pacing slowed down for it, and what that cost.
+ */
+function pacingLine(stats: Record<string, BudgetStats>, overLimit: { status: number; op: string }[]): string {
+  const p = pacingSummary([{ operations: stats, overLimit }]);
+  return p ? `\npacing: ${p.summary}` : '';
 }
 
 /**

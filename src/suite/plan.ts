@@ -57,3 +57,12 @@ export function plannedLimit(group: RateGroup, env: NodeJS.ProcessEnv = process.
     return group === 'bill' ? 10 : 3;
   }
 }
+
+/** SADAD_RATE_SHAPE as planned (the rate-limit cases send one call more to check a spaced limit); burst when the configuration is broken. */
+export function plannedShape(env: NodeJS.ProcessEnv = process.env): 'burst' | 'spaced' {
+  try {
+    return configFromEnv(env).rateShape;
+  } catch {
+    return 'burst';
+  }
+}

@@ -64,6 +64,8 @@ export interface JudgingConfig {
   retries: number;
   rateWindowSeconds: number;
   rateLimits: { bill: number; moi: number };
+  /** SADAD_RATE_SHAPE: what the rate-limit cases check. Absent in evidence of older suites: `burst`. */
+  rateShape?: 'burst' | 'spaced';
   payments: boolean;
   /** A request signer was configured (the signature cases run). */
   signer: boolean;
@@ -80,7 +82,7 @@ export function judgingConfig(rt: Runtime, profile: string): JudgingConfig {
   return {
     seed: c.seed, tagPrefix: c.tagPrefix, headerPrefix: c.headerPrefix, companyId: c.companyId,
     bankCode: c.bankCode ?? null, companyCode: c.companyCode ?? null, retries: c.retries,
-    rateWindowSeconds: c.rateWindowSeconds, rateLimits: { ...c.rateLimits }, payments: c.payments,
+    rateWindowSeconds: c.rateWindowSeconds, rateLimits: { ...c.rateLimits }, rateShape: c.rateShape, payments: c.payments,
     signer: rt.client.signer !== undefined, renewableToken: rt.client.tokens.renewable,
     clientHeaders: !!(c.clientId && c.clientSecret), profile,
   };

@@ -28,6 +28,7 @@ const mistakes: [string, Record<string, string>, string][] = [
   ['a token URL without a client secret', { ...sandbox, SADAD_TOKEN_URL: 'https://auth.example/token', SADAD_CLIENT_ID: 'c' }, 'SADAD_CLIENT_SECRET'],
   ['a window of zero', { SADAD_RATE_WINDOW_SECONDS: '0' }, 'SADAD_RATE_WINDOW_SECONDS'],
   ['a fractional limit', { SADAD_RATE_LIMIT_MOI: '2.5' }, 'SADAD_RATE_LIMIT_MOI'],
+  ['a rate shape neither burst nor spaced', { SADAD_RATE_SHAPE: 'smooth' }, 'SADAD_RATE_SHAPE'],
   ['a seed that is not a number', { SADAD_SEED: 'x1' }, 'SADAD_SEED'],
   ['a data file that does not exist', { SADAD_DATA_FILE: '/nonexistent/data.json' }, 'SADAD_DATA_FILE'],
   ['a signing key that does not exist', { SADAD_SIGNING_KEY: '/nonexistent/key.pem' }, 'SADAD_SIGNING_KEY'],

@@ -387,6 +387,19 @@ const PROBES: Record<DefectName, Probe> = {
       expect((await c.post('moi-payment', c.build('moi-payment'), { headers: { CompanyId: undefined } })).status, 'MOI payment still checks').toBe(401);
     },
   },
+  'company-id-unchecked-everywhere': {
+    shows: async (c) => {
+      // every operation, enquiries and payments (which take effect), without a CompanyId and with an unknown one
+      for (const CompanyId of [undefined, 'NOSUCHCOMPANY0']) {
+        expect((await c.post('bill-enquiry', c.build('bill-enquiry'), { headers: { CompanyId } })).status, `bill enquiry, CompanyId ${CompanyId}`).toBe(200);
+        expect((await c.post('moi-enquiry', c.build('moi-enquiry'), { headers: { CompanyId } })).status, `MOI enquiry, CompanyId ${CompanyId}`).toBe(200);
+        await paidBill(c, { CompanyId });
+        const { subject } = await paidFee(c, { CompanyId });
+        expect(await feeDue(c, subject), 'the fee was paid for the configured company').toBe(0);
+      }
+      expect((await c.post('bill-enquiry', c.build('bill-enquiry'), { headers: { Authorization: 'Bearer not-a-valid-token-0000' } })).status, 'the token is still checked').toBe(401);
+    },
+  },
   'bad-token-accepted': {
     shows: async (c) => {
       await paidBill(c, { Authorization: 'Bearer not-a-valid-token-0000' });

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { operations, type OperationId } from '../../src/contract/catalogue.js';
 import { LIMITER_KINDS, type LimiterKind } from '../../src/mock/index.js';
-import { CalendarWindow, FixedWindow, keyLimiter, limiterStore, SlidingLog, StaysBlocked, TokenBucket, type Decision, type KeyLimiter } from '../../src/mock/limiters.js';
+import { CalendarWindow, FixedWindow, keyLimiter, limiterStore, SlidingLog, SpacedInterval, StaysBlocked, TokenBucket, type Decision, type KeyLimiter } from '../../src/mock/limiters.js';
 import { noResetWindows } from '../../src/mock/rate-limit.js';
 import { LocalPacer } from '../../src/pacer/pacer.js';
 import { withMock, type Answer, type MockClient } from './helpers.js';
@@ -52,6 +52,39 @@ test.describe('each kind on a fake clock', () => {
     expect(ds.map((d) => d.ttl).slice(3, 8)).toEqual([250, 250, 1, 250, 250]);
   });
 
+  test('spaced: one call per W/limit from the last accepted one; refused calls do not push the next', () => {
+    const l = new SpacedInterval();
+    // 4 per 1000 ms: a call every 250 ms; the refused calls at 100 and 249 do not move the 250
+    const ds = run(l, 4, 1000, [0, 0, 100, 249, 250, 251, 499, 500, 1000, 1000]);
+    expect(oks(ds)).toEqual([true, false, false, false, true, false, false, true, true, false]);
+    // accepted: the whole interval; refused: until the last accepted call's interval is over
+    expect(ds.map((d) => d.ttl)).toEqual([250, 250, 150, 1, 250, 249, 1, 250, 250, 250]);
+    expect(ds.map((d) => d.current), 'Remaining 0 once accepted: nothing more until the interval has passed').toEqual([4, 5, 5, 5, 4, 5, 5, 4, 4, 5]);
+  });
+
+  test('spaced: a fractional interval is exact, measured from each accepted call, with no drift', () => {
+    // 3 per 1000 ms: 333.33 ms; on a whole-millisecond clock the next call is 334 ms after the last accepted one
+    const ds = run(new SpacedInterval(), 3, 1000, [0, 333, 334, 667, 668, 1001, 1002]);
+    expect(oks(ds)).toEqual([true, false, true, false, true, false, true]);
+    expect(ds.map((d) => d.ttl)).toEqual([334, 1, 334, 1, 334, 1, 334]);
+    // calls at the average spacing (0, 333, 667, 1000 ms) are not spaced by W/limit: every second one is refused
+    expect(oks(run(new SpacedInterval(), 3, 1000, [0, 333, 667, 1000]))).toEqual([true, false, true, false]);
+    // a window from a decimal setting, 0.3 s: 300.00000000000006 ms / 3 is 100 ms, not a millisecond more
+    const decimal = run(new SpacedInterval(), 3, (0.1 + 0.2) * 1000, [0, 100, 200, 299, 300]);
+    expect(oks(decimal)).toEqual([true, true, true, false, true]);
+    expect(decimal.map((d) => d.ttl)).toEqual([100, 100, 100, 1, 100]);
+    // a limit above the window's milliseconds: an interval under 1 ms, reported as 1 ms
+    const dense = run(new SpacedInterval(), 4, 2, [0, 0, 1]);
+    expect(oks(dense)).toEqual([true, false, true]);
+    expect(dense.map((d) => d.ttl)).toEqual([1, 1, 1]);
+  });
+
+  test('spaced: a limit of 0 refuses everything, for a window', () => {
+    const ds = run(new SpacedInterval(), 0, 1000, [0, 5000, 10_000]);
+    expect(oks(ds)).toEqual([false, false, false]);
+    expect(ds.map((d) => d.ttl)).toEqual([1000, 1000, 1000]);
+  });
+
   test('rate-limit-no-reset: once refused, refused for the whole block, whatever the kind counts meanwhile', () => {
     for (const kind of LIMITER_KINDS) {
       const l = new StaysBlocked(keyLimiter(kind), 10);
@@ -61,10 +94,11 @@ test.describe('each kind on a fake clock', () => {
     }
   });
 
-  test('any traffic with at most `limit` calls in every interval of length W is never refused, by any kind', () => {
+  test('any traffic with at most `limit` calls in every interval of length W is never refused, by any windowed kind', () => {
     // seeded, so a failure is repeatable
     let seed = 7;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let spacedRefused = 0;
     for (const kind of LIMITER_KINDS) {
       for (let round = 0; round < 200; round++) {
         const limit = 1 + Math.floor(random() * 6);
@@ -78,8 +112,33 @@ test.describe('each kind on a fake clock', () => {
           times.push(t);
         }
         const refused = run(keyLimiter(kind), limit, windowMs, times).findIndex((d) => !d.ok);
+        // spaced is stricter by design: this traffic's bursts are what it exists to refuse
+        if (kind === 'spaced') {
+          if (refused >= 0) spacedRefused += 1;
+          continue;
+        }
         expect(refused, `${kind}, limit ${limit} per ${windowMs} ms: call ${refused} at ${times[refused]} refused (${times.join(',')})`).toBe(-1);
       }
+    }
+    expect(spacedRefused, 'spaced refuses windowed traffic that bursts').toBeGreaterThan(150);
+  });
+
+  test('spaced: traffic with every call at least W/limit after the previous one is never refused', () => {
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 200; round++) {
+      const limit = 1 + Math.floor(random() * 6);
+      const windowMs = 50 + Math.floor(random() * 2000);
+      // a whole-millisecond clock: the earliest call allowed is ceil(W/limit) after the previous one
+      const gap = Math.ceil(windowMs / limit);
+      const times: number[] = [];
+      let t = Math.floor(random() * 1e6);
+      for (let i = 0; i < 60; i++) {
+        if (i > 0) t += gap + (random() < 0.5 ? 0 : Math.floor(random() * windowMs));
+        times.push(t);
+      }
+      const refused = run(new SpacedInterval(), limit, windowMs, times).findIndex((d) => !d.ok);
+      expect(refused, `limit ${limit} per ${windowMs} ms: call ${refused} at ${times[refused]} refused (${times.join(',')})`).toBe(-1);
     }
   });
 
@@ -119,15 +178,17 @@ async function roomInWindow(kind: LimiterKind, windowMs: number, needMs: number)
 
 test.describe('over HTTP', () => {
   for (const kind of LIMITER_KINDS) {
-    test(`${kind}: in a fresh state \`limit\` calls pass, the next is 429 with Retry-After, and a call passes again after it`, async () => {
-      // 3 per 2 s: a bucket refills a token every 667 ms, far slower than four calls in a row
+    // spaced lets one call through per W/limit: of calls in a row, only the first
+    const passes = kind === 'spaced' ? 1 : 3;
+    test(`${kind}: in a fresh state ${passes === 1 ? 'one call passes' : '`limit` calls pass'}, the next is 429 with Retry-After, and a call passes again after it`, async () => {
+      // 3 per 2 s: a bucket refills a token every 667 ms (spaced: a call every 667 ms), far slower than four calls in a row
       await withMock({ limiter: kind, rateWindowSeconds: 2, rateLimits: { bill: 3, moi: 3 } }, async (c) => {
         await roomInWindow(kind, 2000, 1000);
         const first = await call(c);
         expect(first.status).toBe(200);
-        expect([header(first, 'x-ratelimit-limit'), header(first, 'x-ratelimit-remaining')]).toEqual(['3', '2']);
+        expect([header(first, 'x-ratelimit-limit'), header(first, 'x-ratelimit-remaining')]).toEqual(['3', String(passes - 1)]);
         expect(Number(header(first, 'x-ratelimit-reset'))).toBeGreaterThanOrEqual(1);
-        for (let i = 0; i < 2; i++) expect((await call(c)).status).toBe(200);
+        for (let i = 1; i < passes; i++) expect((await call(c)).status).toBe(200);
         const over = await call(c);
         expect(over.status).toBe(429);
         expect(over.body.errorCode).toBe('MW-429');
@@ -186,10 +247,31 @@ test.describe('over HTTP', () => {
       expect((await call(c)).status, 'only one').toBe(429);
     });
   });
+
+  test('spaced: of calls sent together one passes; the next passes W/limit after it, however many were refused meanwhile', async () => {
+    // 4 per 2 s: a call every 500 ms
+    await withMock({ limiter: 'spaced', rateWindowSeconds: 2, rateLimits: { bill: 4, moi: 4 } }, async (c) => {
+      const t0 = Date.now();
+      const burst = await Promise.all(Array.from({ length: 4 }, () => call(c)));
+      const t1 = Date.now();
+      expect(burst.map((a) => a.status).sort()).toEqual([200, 429, 429, 429]);
+      const accepted = burst.find((a) => a.status === 200)!;
+      expect(header(accepted, 'x-ratelimit-remaining'), 'nothing more until the interval has passed').toBe('0');
+      expect(header(accepted, 'x-ratelimit-reset')).toBe('1');
+      expect(header(burst.find((a) => a.status === 429)!, 'retry-after')).toBe('1');
+      await sleep(Math.max(0, t0 + 300 - Date.now()));
+      expect((await call(c)).status, 'within the interval').toBe(429);
+      // had the refused calls counted, the one at 300 ms would hold the next until 800 ms
+      await sleep(Math.max(0, t1 + 500 + 100 - Date.now()));
+      expect((await call(c)).status, 'the interval after the accepted call').toBe(200);
+      expect((await call(c)).status, 'only one').toBe(429);
+    });
+  });
 });
 
 test.describe('the project\'s pacer against every kind', () => {
-  for (const kind of LIMITER_KINDS) {
+  // spaced joins once the pacer spaces calls (issue 24)
+  for (const kind of LIMITER_KINDS.filter((k) => k !== 'spaced')) {
     test(`${kind}: paced traffic, several calls at a time on every operation, never gets a 429`, async () => {
       const windowSeconds = 0.5;
       const rateLimits = { bill: 8, moi: 4 };
@@ -224,6 +306,27 @@ test.describe('the rate-limit defects with every kind', () => {
       await withMock({ limiter: kind, defects, rateWindowSeconds: 4, rateLimits: { bill: 3, moi: 3 } }, async (c) => {
         await roomInWindow(kind, 4000, 1500);
         const burst = async (op: OperationId, n: number) => (await Promise.all(Array.from({ length: n }, () => call(c, op)))).filter((a) => a.status === 429).length;
+        if (kind === 'spaced') {
+          // one of calls sent together passes whatever the budget: the defects show in the interval, W/budget
+          const spacedBy = async (op: OperationId, n: number, intervalMs: number, what: string) => {
+            const t0 = Date.now();
+            expect(await burst(op, n), `${what}: 1 of ${n} passes`).toBe(n - 1);
+            const t1 = Date.now();
+            await sleep(Math.max(0, t0 + intervalMs - 200 - Date.now()));
+            expect((await call(c, op)).status, `${what}: refused within ${Math.round(intervalMs)} ms`).toBe(429);
+            await sleep(Math.max(0, t1 + intervalMs + 100 - Date.now()));
+            // a generated payment may fail the business rules (422); only the rate limit matters here
+            expect((await call(c, op)).status, `${what}: accepted after ${Math.round(intervalMs)} ms`).not.toBe(429);
+          };
+          // 1000, 2000 and 1333 ms: each check above tells its interval from the two others
+          await Promise.all([
+            spacedBy('bill-enquiry', 5, 4000 / 4, 'one-extra'),
+            spacedBy('bill-payment', 4, 4000 / 2, 'one-short'),
+            spacedBy('moi-enquiry', 4, 4000 / 3, 'untouched'),
+          ]);
+          expect(await burst('moi-payment', 8), 'off: all pass').toBe(0);
+          return;
+        }
         expect(await burst('bill-enquiry', 5), 'one-extra: 4 of 5 pass').toBe(1);
         expect(await burst('bill-payment', 4), 'one-short: 2 of 4 pass').toBe(2);
         expect(await burst('moi-payment', 8), 'off: all pass').toBe(0);

@@ -44,3 +44,27 @@ for (const kind of LIMITER_KINDS) {
     }
   });
 }
+
+test('spaced: Redis decides like the in-process limiter at the edges: fractional intervals, a limit of 0, intervals under 1 ms', async () => {
+  const store = await RedisStore.connect({ url: (await sharedRedis()).url, prefix: uniquePrefix('limiters') });
+  try {
+    // W/max of 1000/3, 250/7 and 100/6 are not whole milliseconds; 3/5 is under one; 0 refuses everything
+    const cases = [[3, 1000, 0], [7, 250, 0], [6, 100, 2], [5, 3, 0], [0, 1000, 0], [0, 250, 3], [1, 1, 0]] as const;
+    for (const [n, [max, windowMs, blocks]] of cases.entries()) {
+      const r = random(n + 1);
+      const local: KeyLimiter = blocks > 0 ? new StaysBlocked(keyLimiter('spaced'), blocks) : keyLimiter('spaced');
+      let now = 1_700_000_000_000 + n;
+      const key = `edge-${n}`;
+      for (let i = 0; i < 120; i++) {
+        // steps around the interval, where the rounding decides
+        now += Math.floor(r() * (2 * windowMs / Math.max(1, max) + 2));
+        const want = local.take(now, max, windowMs);
+        const got = await store.take('spaced', key, max, windowMs, blocks, now);
+        expect(got, `call ${i} at ${now} (max ${max}, W ${windowMs}, blocks ${blocks})`).toEqual(want);
+      }
+    }
+  } finally {
+    await store.flush();
+    await store.close();
+  }
+});

@@ -73,7 +73,7 @@ test('a resume is refused when the target, the selection, the limits, the profil
     `suite commit: the previous run's was ${'a'.repeat(40)}, this one's is ${'b'.repeat(40)}`,
     "target: the previous run's was embedded mock, this one's is https://sandbox.test",
     "profile (SADAD_PROFILE): the previous run's was full, this one's is smoke",
-    "limits (SADAD_RATE_WINDOW_SECONDS, SADAD_RATE_LIMIT_BILL, SADAD_RATE_LIMIT_MOI): the previous run's was bill 10, MOI 3 per 1 s, this one's is bill 10, MOI 3 per 60 s",
+    "limits (SADAD_RATE_WINDOW_SECONDS, SADAD_RATE_LIMIT_BILL, SADAD_RATE_LIMIT_MOI, SADAD_RATE_SHAPE): the previous run's was bill 10, MOI 3 per 1 s, this one's is bill 10, MOI 3 per 60 s",
     "selection SADAD_CASES: the previous run's was none, this one's is bill-*",
     "selection by Playwright arguments (--grep, --shard, spec files): the previous run's was none, this one's is --grep rate",
   ]);

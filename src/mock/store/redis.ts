@@ -86,7 +86,7 @@ end
 return 1`;
 
 /**
- * One call against a budget: the four kinds of limiters.ts, line for line, and the
+ * One call against a budget: the five kinds of limiters.ts, line for line, and the
  * `rate-limit-no-reset` block around them. KEYS[1] the budget's hash, KEYS[2] the sliding log.
  * ARGV: kind, max, window ms, block windows, now in ms ('' = the Redis server's clock, one clock
  * for every replica). Returns {current, ttl} as @fastify/rate-limit reads them.
@@ -126,6 +126,16 @@ local function take()
       return len + 1, tonumber(redis.call('LINDEX', log, 0)) + W - now
     end
     return max + 1, tonumber(redis.call('LINDEX', log, len - max)) + W - now
+  elseif kind == 'spaced' then
+    if max <= 0 then return 1, W end
+    local interval = W / max
+    -- 'a': the last accepted call; the hash outlives W (>= the interval), so a budget expired is one whose next call passes anyway
+    local a = num('a')
+    if a == nil or now - a >= interval - EPS then
+      redis.call('HSET', h, 'a', now)
+      return max, math.max(1, math.ceil(interval - EPS))
+    end
+    return max + 1, math.max(1, math.ceil(a + interval - now - EPS))
   else
     if max <= 0 then return 1, W end
     local perMs = max / W

@@ -4,7 +4,7 @@
  * Every case proves the rejection is the duplicate's doing: the same payment with a new
  * SequenceNumber (the control) is accepted, and a follow-up enquiry counts the debits.
  */
-import type { OperationId } from '../../contract/catalogue.js';
+import { operation, type OperationId } from '../../contract/catalogue.js';
 import { requestEntries, type RequestBody } from '../../contract/message.js';
 import { summarize, type Exchange } from '../../client/exchange.js';
 import { uniqueId } from '../../generators/unique.js';
@@ -35,6 +35,38 @@ function duplicateAnswer(c: CaseContext, ex: Exchange, label: string): 'rejected
 }
 
 const sections = ['1', '7', '8'];
+
+/**
+ * How many copies a concurrent burst sends: half the limit (at least 2, at most 20). Two copies are
+ * already a race between the duplicate check and the debit; half the limit leaves room in every
+ * limiter a gateway runs, so the burst needs no empty window (a blending limiter like HAProxy's
+ * still weighs the earlier calls in), and the operation's other calls wait a second, not seconds.
+ */
+export const copiesFor = (limit: number) => Math.max(2, Math.min(20, Math.floor(limit / 2)));
+
+/**
+ * Copies sent together that the gateway's limiter refused (429), though no more than its limit
+ * were sent from a quiet operation: a smoothing limiter (one call per window / limit) lets only one
+ * through, so the copies never reach the service together. Twice so, the race cannot be checked
+ * behind this gateway: INCONCLUSIVE, under the rate-limit case that shows the limiter's shape.
+ */
+function limiterRefused(c: CaseContext, answers: Exchange[], burst: number, seen: number): void {
+  const limited = answers.filter((ex) => ex.response?.status === 429).length;
+  if (!limited) return;
+  const op = c.def.op;
+  c.observe(`burst ${burst}: limiter`, `${limited} of ${answers.length} copies refused by the gateway's limiter (HTTP 429), within its limit of ${c.rt.limitOf(op)} per window`);
+  if (seen < 2) return;
+  c.inconclusive(`the gateway's limiter refused ${limited} of ${answers.length} copies sent together, within its limit of ${c.rt.limitOf(op)} per ${c.config.rateWindowSeconds} s, in ${seen} bursts: the copies cannot reach the service at the same moment, so the duplicate race could not be checked; ${op}.rate.limit tests how the limiter treats calls sent together`, `precondition: ${operation(op).title}: the limiter refuses calls sent together`, `${op}.rate.limit`);
+}
+
+/**
+ * Behind a limiter the bank documents as spaced (SADAD_RATE_SHAPE=spaced: one call per window /
+ * limit), copies sent together cannot reach the service together: the race is not there to check.
+ */
+function spacedLimiter(c: CaseContext): void {
+  if (c.config.rateShape !== 'spaced') return;
+  c.notApplicable(`the target's limit is spaced (SADAD_RATE_SHAPE=spaced: one call per ${Math.round(c.config.rateWindowSeconds * 1000 / c.rt.limitOf(c.def.op))} ms), so copies sent together cannot reach the service at the same moment through it; the other duplicate cases judge a reused SequenceNumber`);
+}
 
 export function registerDuplicateCases(): void {
   defineCase({ id: 'bill-payment.dup.replay', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 3 }, payments: { debits: 2, subjects: 1 },
@@ -86,23 +118,28 @@ export function registerDuplicateCases(): void {
   // a smoke run (SADAD_PROFILE=smoke) sends one burst: its point is a quick first look, not the narrow race
   const rounds = smokeRun() ? 1 : 3;
   defineCase({ id: 'bill-payment.dup.concurrent', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, slow: true,
-    calls: { 'bill-enquiry': rounds + 2, 'bill-payment': rounds * Math.min(20, plannedLimit('bill')) + 1 }, payments: { debits: rounds + 1, subjects: 1 },
+    calls: { 'bill-enquiry': rounds + 2, 'bill-payment': rounds * copiesFor(plannedLimit('bill')) + 1 }, payments: { debits: rounds + 1, subjects: 1 },
     expectation: `identical payments sent at the same moment with one SequenceNumber debit the bill once (${rounds} bursts, each with its own SequenceNumber)` }, async (c) => {
-    const n = Math.min(20, c.rt.limitOf('bill-payment'));
+    spacedLimiter(c);
+    const n = copiesFor(c.rt.limitOf('bill-payment'));
     let [bill] = await enquireBills(c, await c.bills(1));
     const start = bill!;
     const part = Math.max(0.01, Math.floor(start.due * 100 / (n + rounds + 2)) / 100);
     const payment = billPayment(c.gen, [start], () => part);
     const bent: number[] = [];
+    let limitedBursts = 0;
     for (let burst = 1, judged = 0; judged < rounds; burst++) {
       const seq = uniqueId('S');
       const mark = c.faults.length;
       const answers = await c.rt.pacer.exclusive('bill-payment', (via) => {
         const together = startTogether(via, n);
         return Promise.all(Array.from({ length: n }, (_, i) => c.send({ body: withSequence('bill-payment', payment, seq, c.tagPrefix), via: together, retry: 'none', label: `burst ${burst}, copy ${i + 1} of ${n}` })));
-      });
-      // a gateway fault inside the burst bends it: the burst is not judged, but its debits still count
-      const faulted = answers.filter((ex) => c.fault(ex)).length;
+      }, n);
+      // a gateway fault inside the burst bends it: the burst is not judged, but its debits still count;
+      // the limiter's 429s are read apart (limiterRefused)
+      const limited = answers.some((ex) => ex.response?.status === 429);
+      if (limited) limitedBursts++;
+      const faulted = answers.filter((ex) => ex.response?.status !== 429 && c.fault(ex)).length + (limited ? 1 : 0);
       const accepted = faulted ? 0 : answers.filter((ex, i) => duplicateAnswer(c, ex, `burst ${burst}, copy ${i + 1}`) === 'accepted').length;
       c.observe(`burst ${burst}`, `${n} copies, ${faulted ? `${faulted} met a transient fault (burst repeated)` : `${accepted} answered as success, ${n - accepted} rejected`}; ${spreadOf(answers)}`);
       if (!faulted && !accepted) return c.stop(`burst ${burst}: none of the ${n} copies was accepted, so nothing shows a duplicate is what was refused`);
@@ -112,7 +149,8 @@ export function registerDuplicateCases(): void {
       // no fault can make a conformant target debit one SequenceNumber twice
       if (debits > 1 || (!faulted && debits !== 1)) return c.stop(`burst ${burst}: ${n} concurrent copies of one payment took AmountDue from ${before.due} to ${bill!.due}: ${debits} debits of ${part}, expected exactly 1`);
       if (faulted) {
-        bent.push(Math.max(...answers.map(endOf)));
+        limiterRefused(c, answers, burst, limitedBursts);
+        if (!limited) bent.push(Math.max(...answers.map(endOf)));
         if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${bent.length} bursts: the concurrent duplicates could not be judged`);
         continue;
       }
@@ -128,11 +166,13 @@ export function registerDuplicateCases(): void {
   });
 
   defineCase({ id: 'moi-payment.dup.concurrent', family: 'duplicates', op: 'moi-payment', sections, level: 'MUST', pays: true, slow: true,
-    calls: { 'moi-enquiry': Math.ceil(Math.max(2, Math.min(20, plannedLimit('moi'))) / 3), 'moi-payment': 2 * Math.max(2, Math.min(20, plannedLimit('moi'))) - 1 },
-    payments: { debits: Math.max(2, Math.min(20, plannedLimit('moi'))), subjects: Math.max(2, Math.min(20, plannedLimit('moi'))) },
+    calls: { 'moi-enquiry': Math.ceil(copiesFor(plannedLimit('moi')) / 3), 'moi-payment': 2 * copiesFor(plannedLimit('moi')) - 1 },
+    payments: { debits: copiesFor(plannedLimit('moi')), subjects: copiesFor(plannedLimit('moi')) },
     expectation: 'payments of different fees sent at the same moment with one SequenceNumber: exactly one is accepted; the others are accepted under new SequenceNumbers' }, async (c) => {
-    const n = Math.max(2, Math.min(20, c.rt.limitOf('moi-payment')));
+    spacedLimiter(c);
+    const n = copiesFor(c.rt.limitOf('moi-payment'));
     const bent: number[] = [];
+    let limitedBursts = 0;
     for (let burst = 1; ; burst++) {
       const fees: FeeState[] = [];
       for (let i = 0; i < n; i += 3) fees.push(...await enquireFees(c, await c.fees(Math.min(3, n - i))));
@@ -142,15 +182,18 @@ export function registerDuplicateCases(): void {
       const answers = await c.rt.pacer.exclusive('moi-payment', (via) => {
         const together = startTogether(via, n);
         return Promise.all(payments.map((body, i) => c.send({ body, via: together, retry: 'none', label: `${burst > 1 ? `burst ${burst}, ` : ''}fee ${i + 1} of ${n}, shared SequenceNumber` })));
-      });
-      const faulted = answers.filter((ex) => c.fault(ex)).length;
+      }, n);
+      const limited = answers.some((ex) => ex.response?.status === 429);
+      if (limited) limitedBursts++;
+      const faulted = answers.filter((ex) => ex.response?.status !== 429 && c.fault(ex)).length + (limited ? 1 : 0);
       if (faulted) {
         // a bent burst is not judged, but what it paid is: no fault makes one SequenceNumber pay twice
         const now = await enquireFees(c, fees.map((f) => f.subject), `MOI fee enquiry after burst ${burst}`);
         const paid = now.filter((f, i) => cents(f.due) < cents(fees[i]!.due)).length;
         c.observe(`burst ${burst}`, `${n} sent with one SequenceNumber, ${faulted} met a transient fault (burst repeated with other fees); ${paid} paid; ${spreadOf(answers)}`);
         if (paid > 1) return c.stop(`burst ${burst}: ${paid} of ${n} fees sharing one SequenceNumber were paid, expected at most 1`);
-        bent.push(Math.max(...answers.map(endOf)));
+        limiterRefused(c, answers, burst, limitedBursts);
+        if (!limited) bent.push(Math.max(...answers.map(endOf)));
         if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${burst} bursts: the concurrent payments could not be judged`);
         continue;
       }

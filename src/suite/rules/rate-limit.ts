@@ -1,17 +1,38 @@
 /**
- * The rate limit (spec §4, §8): from a fresh window, of `limit`+1 calls sent together exactly
- * `limit` are accepted and one is rejected, and after the window (Retry-After honoured) a call is
- * accepted again. The case holds the operation alone in the pacer, so no other case's call can be
- * counted in its window; a transient fault inside a check bends it, and the check is repeated.
+ * The rate limit (spec §4, §8), judged by what the limiter was seen to do (design.md §6).
+ *
+ * `SADAD_RATE_SHAPE=burst` (the default; "10 calls per minute"): from a quiet operation, of
+ * `limit`+1 calls sent together exactly `limit` are accepted and one is refused, and after the
+ * window (Retry-After honoured) a call is accepted again. The case holds the operation alone in
+ * the pacer, so no other case's call can be counted in its window.
+ * - The refusal's status is the limiter's: a 429, or another status (nginx's default 503, a 403)
+ *   given to exactly the calls over the limit, consistently, which is a WARN naming it, and which
+ *   the pacer then reads as the limiter's answer everywhere else in the run (pacer/over-limit.ts).
+ *   A 503 on the call over the limit is seen twice before it is believed: once it may be a blip.
+ * - The reset: a call after the window that is refused is tried again, with growing pauses, for up
+ *   to two windows more (a blending limiter like HAProxy's counts the burst a little longer, and
+ *   counts every refused try too); PASS when the first call after the window is accepted, WARN
+ *   "resets N ms after the window" within two windows, FAIL beyond.
+ * - A limiter that accepts fewer than `limit` calls sent together because it spaces them (nginx
+ *   limit_req without burst): probes after the burst measure the spacing, and the case FAILs once
+ *   with it in words; every other case of the run is judged normally, the pacing spaces calls anyway.
+ * - A transient fault inside a check bends it, and the check is repeated.
+ *
+ * `SADAD_RATE_SHAPE=spaced` (the bank documents one call per window / limit): calls spaced by the
+ * window / limit (plus the margin) are all accepted, `limit` + 1 of them over more than a window; a
+ * call halfway between window / (limit + 1) and window / limit after an accepted one is refused;
+ * and a call spaced again after that refusal is accepted.
  */
 import { operation, type OperationId } from '../../contract/catalogue.js';
-import { summarize } from '../../client/exchange.js';
+import { summarize, type Exchange } from '../../client/exchange.js';
 import type { RequestBody } from '../../contract/message.js';
 import { defineCase, endOf, type CaseContext } from '../case.js';
-import { plannedLimit } from '../plan.js';
+import { plannedLimit, plannedShape } from '../plan.js';
 import { acceptableRequest, enquireBills, enquireFees, billPayment, feePayment } from '../prepare.js';
 import { spreadOf, startTogether, type Via } from '../burst.js';
-import { burstRepeats, exhausted } from '../../client/transient.js';
+import { answerSignature, burstRepeats, exhausted, retryAfterMs } from '../../client/transient.js';
+import { defaultMarginMs } from '../../pacer/budget.js';
+import type { Outcome } from '../../client/outcome.js';
 
 /** `n` requests the target would accept, each a separate transaction (payments: separate subjects). */
 async function acceptableRequests(c: CaseContext, n: number): Promise<RequestBody[]> {
@@ -35,102 +56,315 @@ async function acceptableRequests(c: CaseContext, n: number): Promise<RequestBod
 /** How often all limit+1 calls may be accepted before it counts as a violation (see the case). */
 const OVER_CHECKS = 3;
 
-/** `at`: when the fault that bent the check happened (ms), to tell whether an outage covered it. */
-type Check = { result: 'judged' } | { result: 'bent'; why: string; at: number } | { result: 'over'; spread: string };
+/**
+ * `at`: when the fault that bent the check happened (ms), to tell whether an outage covered it.
+ * `suspect`: a 5xx on exactly the call over the limit, to be seen again before it is believed.
+ */
+type Check = { result: 'judged' } | { result: 'bent'; why: string; at: number; suspect?: string } | { result: 'over'; spread: string };
+
+const started = (ex: Exchange) => Date.parse(ex.startedAt);
+const ms = (n: number) => `${Math.round(n)} ms`;
+
+/** The figures a check reads: the window, the margin, the limit, and the spacing of a smoothing limiter. */
+interface Frame { limit: number; windowMs: number; marginMs: number; windowText: string }
 
 export function registerRateLimitCases(opId: OperationId): void {
   const op = operation(opId);
-  const n = plannedLimit(op.rateGroup) + 2;
+  const spaced = plannedShape() === 'spaced';
+  const n = plannedLimit(op.rateGroup) + (spaced ? 3 : 2);
   const calls = opId === 'bill-payment' ? { [opId]: n, 'bill-enquiry': 1 } : opId === 'moi-payment' ? { [opId]: n, 'moi-enquiry': Math.ceil(n / 3) } : { [opId]: n };
   defineCase({ id: `${opId}.rate.limit`, family: 'rate-limit', op: opId, sections: ['4', '8'], level: 'MUST', slow: true, pays: op.kind === 'payment', calls,
     ...(op.kind === 'payment' ? { payments: { debits: n - 1, subjects: n - 1 } } : {}),
-    expectation: 'in a fresh window, of <limit>+1 calls sent together exactly <limit> are accepted and one is rejected, and after the window a call is accepted again' }, async (c) => {
+    expectation: spaced
+      ? 'calls spaced by window/<limit> are accepted, a call sooner than that after an accepted one is refused, and a call spaced again after it is accepted (SADAD_RATE_SHAPE=spaced)'
+      : 'in a fresh window, of <limit>+1 calls sent together exactly <limit> are accepted and one is rejected, and after the window a call is accepted again' }, async (c) => {
     const limit = c.rt.limitOf(opId);
     const windowMs = c.config.rateWindowSeconds * 1000;
-    c.observe('limit per window', `${limit} calls per ${c.config.rateWindowSeconds} s`);
-    // Sent together, the limit+1 calls reach the target within milliseconds whatever its latency,
-    // so no conformant limiter (fixed, clock-aligned or sliding window, token bucket) can have
-    // freed a slot between them, except a clock-aligned window whose boundary falls inside the
-    // burst, or a bucket refilling on a very slow link: then all are accepted once, by chance. A
-    // target that accepts them all in OVER_CHECKS checks, each from a fresh window, breaks the limit.
-    let over = 0;
-    const bent: number[] = [];
-    const start = c.faults.length;
-    for (let check = 1; ; check++) {
-      const bodies = await acceptableRequests(c, limit + 2);
-      const mark = c.faults.length;
-      const r = await c.rt.pacer.exclusive(opId, (via) => oneCheck(c, check, limit, windowMs, bodies, via));
-      // a judged check is past every fault the earlier, bent ones met
-      if (r.result === 'judged') { c.recovered(start); return; }
-      if (r.result === 'over') {
-        c.observe(`check ${check}`, `all ${limit + 1} calls accepted; ${r.spread}`);
-        if (++over >= OVER_CHECKS) return c.stop(`in ${over} checks, each from a fresh window, all ${limit + 1} calls sent together were accepted (limit ${limit} per ${c.config.rateWindowSeconds} s)`);
-        continue;
-      }
-      c.observe(`check ${check}`, `not judged: ${r.why}; repeated from a fresh window`);
-      // a check bent while the target was down (an outage) does not count: the run paused for it
-      bent.push(r.at);
-      if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) {
-        const kinds = c.faults.slice(mark).map((f) => f.kind);
-        return c.error(kinds.length ? `${exhausted(kinds)}: ${r.why}` : `${r.why}, ${bent.length} times: the limit could not be checked`);
-      }
-    }
+    const frame: Frame = { limit, windowMs, marginMs: defaultMarginMs(windowMs), windowText: `${c.config.rateWindowSeconds} s` };
+    c.observe('limit per window', `${limit} calls per ${c.config.rateWindowSeconds} s${c.config.rateShape === 'spaced' ? ', spaced (SADAD_RATE_SHAPE=spaced)' : ''}`);
+    return c.config.rateShape === 'spaced' ? spacedLimit(c, frame) : burstLimit(c, frame);
   });
 }
 
+/**
+ * Sent together, the limit+1 calls reach the target within milliseconds whatever its latency, so
+ * no conformant limiter (fixed, clock-aligned or sliding window, token bucket) can have freed a slot
+ * between them, except a clock-aligned window whose boundary falls inside the burst, or a bucket
+ * refilling on a very slow link: then all are accepted once, by chance. A target that accepts them
+ * all in OVER_CHECKS checks, each from a fresh window, breaks the limit.
+ */
+async function burstLimit(c: CaseContext, f: Frame): Promise<void> {
+  let over = 0;
+  const bent: number[] = [];
+  const start = c.faults.length;
+  let suspect: string | undefined;
+  for (let check = 1; ; check++) {
+    const bodies = await acceptableRequests(c, f.limit + 2);
+    const mark = c.faults.length;
+    const r = await c.rt.pacer.exclusive(c.def.op, (via) => oneCheck(c, f, check, bodies, via, suspect));
+    // a judged check is past every fault the earlier, bent ones met
+    if (r.result === 'judged') { c.recovered(start); return; }
+    if (r.result === 'over') {
+      c.observe(`check ${check}`, `all ${f.limit + 1} calls accepted; ${r.spread}`);
+      if (++over >= OVER_CHECKS) return c.stop(`in ${over} checks, each from a fresh window, all ${f.limit + 1} calls sent together were accepted (limit ${f.limit} per ${f.windowText})`);
+      continue;
+    }
+    c.observe(`check ${check}`, `not judged: ${r.why}; repeated from a fresh window`);
+    suspect = r.suspect;
+    // a check bent while the target was down (an outage) does not count: the run paused for it
+    bent.push(r.at);
+    if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) {
+      const kinds = c.faults.slice(mark).map((x) => x.kind);
+      return c.error(kinds.length ? `${exhausted(kinds)}: ${r.why}` : `${r.why}, ${bent.length} times: the limit could not be checked`);
+    }
+  }
+}
+
 /** One check from a fresh window (the case holds the operation alone in the pacer). */
-async function oneCheck(c: CaseContext, check: number, limit: number, windowMs: number, bodies: RequestBody[], via: Via): Promise<Check> {
+async function oneCheck(c: CaseContext, f: Frame, check: number, bodies: RequestBody[], via: Via, suspect: string | undefined): Promise<Check> {
+  const { limit } = f;
   const together = startTogether(via, limit + 1);
   const tag = check > 1 ? `check ${check}, ` : '';
   const burst = await Promise.all(bodies.slice(0, limit + 1).map((body, i) => c.send({ body, via: together, retry: 'none', label: `${tag}call ${i + 1} of ${limit + 1}, sent together` })));
-  // the 429 is the answer this case is after: not a transient fault here
-  const faulted = burst.map((ex) => c.fault(ex, c.def.op, { allow429: true })).filter(Boolean);
-  if (faulted.length) return { result: 'bent', why: `${faulted.join(', ')} inside the burst`, at: Math.max(...burst.map(endOf)) };
+  const end = Math.max(...burst.map(endOf));
   const outcomes = burst.map((ex) => c.classify(ex));
-  const spread = spreadOf(burst);
-  const odd = outcomes.findIndex((o) => o.kind !== 'accepted' && o.kind !== 'rejected');
-  if (odd >= 0) return c.stop(`call ${odd + 1} of ${limit + 1} in a fresh window got ${outcomes[odd]!.detail}, neither an acceptance nor a rejection: ${summarize(burst[odd]!)}`);
   const accepted = outcomes.filter((o) => o.kind === 'accepted').length;
+  const refusedIdx = outcomes.flatMap((o, i) => (o.kind === 'accepted' ? [] : [i]));
+  const refused = refusedIdx.map((i) => burst[i]!);
+  // no answer at all (a reset, a timeout) says nothing about the limiter: the check is bent
+  if (refused.some((ex) => ex.error)) {
+    const kinds = burst.map((ex) => (ex.error ? c.fault(ex, c.def.op, { allow429: true }) : undefined)).filter(Boolean);
+    return { result: 'bent', why: `${kinds.join(', ')} inside the burst`, at: end };
+  }
+  const spread = spreadOf(burst);
+  const odd = refusedIdx.find((i) => outcomes[i]!.kind !== 'rejected' && outcomes[i]!.kind !== 'server-error');
+  if (odd !== undefined) return c.stop(`call ${odd + 1} of ${limit + 1} in a fresh window got ${outcomes[odd]!.detail}, neither an acceptance nor a rejection: ${summarize(burst[odd]!)}`);
   if (accepted === limit + 1) {
     // a machine that slept, or a link slower than the window: the calls may have spanned two windows,
     // which lets every conformant limiter accept them all. Only an over-acceptance can be excused so:
-    // a slow burst never makes a conformant target accept fewer than the limit (a bent check used to
-    // be repeated from a "fresh" window even then, and a limit that never resets read as never accepting)
-    const slowest = Math.max(...burst.map((ex) => Date.parse(ex.startedAt) + ex.durationMs)) - Math.min(...burst.map((ex) => Date.parse(ex.startedAt)));
-    if (slowest >= windowMs) return { result: 'bent', why: `the burst took ${slowest} ms, not within the ${windowMs} ms window`, at: Math.max(...burst.map(endOf)) };
+    // a slow burst never makes a conformant target accept fewer than the limit
+    const slowest = end - Math.min(...burst.map(started));
+    if (slowest >= f.windowMs) return { result: 'bent', why: `the burst took ${slowest} ms, not within the ${f.windowMs} ms window`, at: end };
     return { result: 'over', spread };
   }
   // not one accepted, and never one of this operation in this case: the burst says nothing about a limit, only
   // that these requests are refused (no vacuous FAIL); after an accepted burst, none accepted is the limit not resetting
   if (accepted === 0 && !c.acceptedOps.has(c.def.op)) return c.inconclusive(`not one of the ${limit + 1} calls sent together in a fresh window was accepted, so the limit could not be checked: ${summarize(burst[0]!)}; ${c.def.op}.res.schema tests acceptance directly`, `precondition: ${operation(c.def.op).title} not accepted`, `${c.def.op}.res.schema`);
+  // one answer for every refused call (a limiter answers alike), or several (a blip among them)
+  const signatures = new Set(refused.map(answerSignature));
+  const consistent = signatures.size === 1;
+  const status = refused[0]!.response!.status;
   if (accepted < limit) {
-    const refused = burst.filter((_, i) => outcomes[i]!.kind === 'rejected').map(summarize);
-    return c.stop(`only ${accepted} of ${limit + 1} calls sent together in a fresh window were accepted, expected ${limit}: ${refused.slice(0, 2).join(' | ')}`);
+    if (consistent) {
+      const spacing = await measureSpacing(c, f, burst, outcomes, bodies, via, tag);
+      if (spacing) return c.stop(spacing.text, spacing.cause);
+    }
+    // refusals that are not the limiter's own (a gateway's 5xx among them): the burst was bent
+    if (!consistent || status >= 500) {
+      const kinds = refused.map((ex) => c.fault(ex, c.def.op, { allow429: true })).filter(Boolean);
+      return { result: 'bent', why: `${kinds.length ? kinds.join(', ') : `only ${accepted} accepted`} inside the burst`, at: end };
+    }
+    return c.stop(`only ${accepted} of ${limit + 1} calls sent together in a fresh window were accepted, expected ${limit}: ${refused.slice(0, 2).map(summarize).join(' | ')}`);
   }
-  const overIdx = outcomes.findIndex((o) => o.kind === 'rejected');
-  const overEx = burst[overIdx]!;
-  const o = outcomes[overIdx]!;
-  const retryAfter = overEx.response?.headers['retry-after'];
-  const rateHeaders = Object.fromEntries(Object.entries(overEx.response?.headers ?? {}).filter(([k]) => /rate|retry/i.test(k)));
+  // exactly the limit accepted: the one refused call is the limiter's answer
+  let overEx = refused[0]!;
+  let o = outcomes[refusedIdx[0]!]!;
+  let signature = answerSignature(overEx);
+  if (status >= 500 && suspect !== signature) {
+    // nginx's limit_req answers 503 by default, which is also what a gateway blip looks like: one
+    // more call at once, still inside the window, tells them apart. The limiter answers it alike; a
+    // blip (never counted by the limiter) leaves the limiter's own refusal to it, or a free slot
+    const probe = await c.send({ body: bodies[refusedIdx[0]!]!, via, retry: 'none', label: `${tag}one more call at once: the limiter's answer again, or a blip` });
+    const p = c.classify(probe);
+    if (p.kind === 'accepted') return { result: 'over', spread: `${spread}; HTTP ${status} on call ${refusedIdx[0]! + 1} was a blip, and one more call at once was accepted too` };
+    if (answerSignature(probe) !== signature) {
+      c.fault(overEx, c.def.op);
+      if (p.kind !== 'rejected') return { result: 'bent', why: `HTTP ${status} on the call over the limit, then ${c.fault(probe, c.def.op) ?? p.detail}`, at: endOf(probe) };
+      // the 5xx was a blip: the limiter's own refusal is the probe's
+      overEx = probe; o = p; signature = answerSignature(probe);
+      c.observe('blip', `HTTP ${status} on call ${refusedIdx[0]! + 1} was a blip: one more call at once got the limiter's ${p.detail}`);
+    }
+  }
+  if (o.status !== 429) await c.input('pacing', `learn ${o.status}`, () => c.rt.pacer.learnOverLimit({ status: o.status!, signature, op: c.def.op }).then(() => true).catch(() => false));
+  recordRefusal(c, overEx, o);
+  c.observe('burst', `${limit} accepted, call ${refusedIdx[0]! + 1} rejected; ${spread}`);
+  return resetCheck(c, f, [...burst, overEx], overEx, bodies[limit + 1]!, via, tag, false);
+}
+
+/** What the over-limit answer looked like, and a WARN when it is not the common 429 with Retry-After. */
+function recordRefusal(c: CaseContext, ex: Exchange, o: Outcome): void {
+  const rateHeaders = Object.fromEntries(Object.entries(ex.response?.headers ?? {}).filter(([k]) => /rate|retry/i.test(k)));
   c.observe('rate-limit answer', o.detail);
   c.observe('rate-limit headers', Object.keys(rateHeaders).length ? rateHeaders : 'none');
-  c.observe('rate-limit body', overEx.response?.body.slice(0, 500));
-  c.observe('burst', `${limit} accepted, call ${overIdx + 1} rejected; ${spread}`);
-  if (o.status !== 429) c.warn(`the over-limit call was rejected with ${o.detail}; HTTP 429 is the common practice`);
-  if (o.status === 429 && retryAfter === undefined) c.warn('429 without a Retry-After header');
-  // wait out the window: Retry-After when the target gives one (bounded), else the window from the first call
-  const first = Math.min(...burst.map((ex) => Date.parse(ex.startedAt)));
-  const retrySeconds = Number(retryAfter);
-  const waitMs = Number.isFinite(retrySeconds) && retrySeconds >= 0 && retrySeconds <= 2 * c.config.rateWindowSeconds + 1
-    ? retrySeconds * 1000 + 50
-    : Math.max(0, first + windowMs - Date.now()) + Math.max(50, windowMs * 0.05);
-  c.observe('waited before retrying (ms)', Math.round(waitMs));
-  await c.sleep(waitMs);
-  const again = await c.send({ body: bodies[limit + 1], via, retry: 'none', label: `${tag}after the window` });
-  // a 429 now is the verdict (the window did not reset), anything else transient bends the check
-  const kind = c.fault(again, c.def.op, { allow429: true });
-  if (kind) return { result: 'bent', why: `${kind} on the call after the window`, at: endOf(again) };
-  const a = c.classify(again);
-  if (a.kind !== 'accepted') c.violated(`after waiting out the window the call was not accepted: ${summarize(again)}`);
-  return { result: 'judged' };
+  c.observe('rate-limit body', ex.response?.body.slice(0, 500));
+  if (o.status !== 429) c.warn(`the limiter refuses a call over the limit with ${o.detail}${o.status !== undefined && o.status >= 500 ? ' (seen on exactly the calls over the limit, so it is the limiter, not an outage)' : ''}; HTTP 429 is the common practice`);
+  else if (ex.response?.headers['retry-after'] === undefined) c.warn('429 without a Retry-After header');
+}
+
+/**
+ * After the window (the target's Retry-After when it gives one, bounded, else the window from the
+ * first call plus the margin) a call must be accepted again. A refused one is tried again after a
+ * growing pause (a quarter window, a half, a whole, or the Retry-After), each try counting at a
+ * limiter that counts refusals, for up to two windows after the window: PASS at the first call,
+ * WARN with the measured reset within two windows, FAIL beyond. `after` is when the window started.
+ */
+async function resetCheck(c: CaseContext, f: Frame, burst: Exchange[], refusal: Exchange, body: RequestBody, via: Via, tag: string, spacedShape: boolean, windowFrom?: number): Promise<Check> {
+  const first = windowFrom ?? Math.min(...burst.map(started));
+  const windowEnd = first + f.windowMs;
+  const deadline = windowEnd + 2 * f.windowMs;
+  const retryAfter = burst.map((ex) => retryAfterMs(ex, endOf(ex))).find((x) => x !== undefined);
+  const honoured = retryAfter !== undefined && retryAfter <= 2 * f.windowMs + 1000;
+  let at = honoured ? Math.max(...burst.map(endOf)) + retryAfter! + 50 : windowEnd + Math.max(50, f.marginMs);
+  c.observe('waited before retrying (ms)', Math.round(at - Math.max(...burst.map(endOf))));
+  let pause = f.windowMs / 4;
+  // the limiter's own answer, as the burst met it: the same answer again is the limiter still refusing
+  const limiterSignature = answerSignature(refusal);
+  let lastRefusedLate = 0;
+  for (let attempt = 1; ; attempt++) {
+    await c.sleep(Math.max(0, at - Date.now()));
+    const again = await c.send({ body, via, retry: 'none', label: `${tag}after the window${attempt > 1 ? ` (try ${attempt})` : ''}` });
+    // a refusal now is the limiter (judged below); anything else transient bends the check
+    const o = c.classify(again);
+    const limiterAnswer = o.kind === 'rejected' || (o.kind === 'server-error' && answerSignature(again) === limiterSignature);
+    if (!limiterAnswer && o.kind !== 'accepted') {
+      const kind = c.fault(again, c.def.op, { allow429: true });
+      if (kind) return { result: 'bent', why: `${kind} on the call after the window`, at: endOf(again) };
+    }
+    if (o.kind === 'accepted') {
+      const late = started(again) - windowEnd;
+      c.observe('reset', attempt === 1 ? `accepted on the first call after the window (${ms(Math.max(0, late))} after it)` : `accepted ${ms(late)} after the window, on try ${attempt}`);
+      if (attempt > 1) c.warn(`the limit resets ${ms(late)} after the ${spacedShape ? 'spacing' : 'window'}: a call ${ms(lastRefusedLate)} after it was still refused (a limiter that blends the previous window in, or counts refused calls, counts longer than ${spacedShape ? ms(f.windowMs) : f.windowText})`);
+      return { result: 'judged' };
+    }
+    lastRefusedLate = started(again) - windowEnd;
+    const after = retryAfterMs(again, endOf(again));
+    const next = endOf(again) + Math.max(after !== undefined && after <= 2 * f.windowMs ? after + 50 : 0, pause);
+    pause *= 2;
+    if (next > deadline) {
+      c.violated(`after waiting out the window the call was still refused ${ms(started(again) - windowEnd)} after it, on ${attempt} tr${attempt === 1 ? 'y' : 'ies'} over two more windows: ${summarize(again)}`);
+      return { result: 'judged' };
+    }
+    at = next;
+  }
+}
+
+/** A limiter that lets calls through one at a time, measured: the text and the cause of its FAIL. */
+interface Spacing { text: string; cause: string }
+
+/**
+ * Probes after a burst that had fewer than `limit` accepted: a call a half and three quarters of
+ * window / limit after the last accepted one, then one a full spacing (plus the margin) after it.
+ * Refused early and accepted at the spacing, the limiter spaces calls (one per window / limit)
+ * rather than counting `limit` per window; a windowed limiter with too small a budget refuses all
+ * three (its window is full), a burst bent by a blip accepts the first. The probes reuse the
+ * bodies of the refused calls: a refusal changed nothing at the target.
+ */
+async function measureSpacing(c: CaseContext, f: Frame, burst: Exchange[], outcomes: Outcome[], bodies: RequestBody[], via: Via, tag: string): Promise<Spacing | undefined> {
+  const interval = f.windowMs / f.limit;
+  const accepted = burst.filter((_, i) => outcomes[i]!.kind === 'accepted');
+  // the refused calls' bodies (a refusal changed nothing at the target) and the unused one
+  const spare = [...burst.map((_, i) => i).filter((i) => outcomes[i]!.kind !== 'accepted').map((i) => bodies[i]!), bodies[f.limit + 1]!];
+  const refusedSignature = answerSignature(burst.find((_, i) => outcomes[i]!.kind !== 'accepted')!);
+  if (!accepted.length || spare.length < 3) return undefined;
+  // the accepted call reached the limiter somewhere between its start and its answer (calls sent
+  // together open connections of their own): the probes count from its answer, and the gaps are
+  // given as the limiter may have seen them, from the answer for a refusal and from the start for
+  // an acceptance, so the spacing lies between the two
+  const lastStart = Math.max(...accepted.map(started));
+  const lastEnd = Math.max(...accepted.map(endOf));
+  let refusedGap = 0;
+  for (const [k, share] of [0.5, 0.75, 1 + f.marginMs / f.windowMs].entries()) {
+    await c.sleep(Math.max(0, lastEnd + share * interval - Date.now()));
+    const probe = await c.send({ body: spare[k]!, via, retry: 'none', label: `${tag}probe ${k + 1}: ${Math.round(share * 100)} % of window / limit after the last accepted call` });
+    const o = c.classify(probe);
+    const gap = o.kind === 'accepted' ? started(probe) - lastStart : started(probe) - lastEnd;
+    if (probe.error || (o.kind === 'server-error' && answerSignature(probe) !== refusedSignature)) return undefined;
+    if (o.kind !== 'accepted') { refusedGap = gap; continue; }
+    // accepted before half the spacing: a slot was free, the burst was bent, not spaced
+    if (k === 0) return undefined;
+    const about = interval > refusedGap && interval <= gap ? interval : gap;
+    const per = `one per ~${ms(about)}`;
+    c.observe('spacing', `a call ${ms(refusedGap)} after an accepted one was refused, one ${ms(gap)} after was accepted: ${per}`);
+    const title = operation(c.def.op).title;
+    const lead = accepted.length === 1 ? `calls are let through ${per}` : `after them, calls are let through ${per}`;
+    return {
+      text: `accepts ${accepted.length} of ${f.limit + 1} calls sent together: ${lead} (a call ${ms(refusedGap)} after an accepted one was refused, one ${ms(gap)} after was accepted), not ${f.limit} per ${f.windowText} window. If the bank documents this spacing, SADAD_RATE_SHAPE=spaced checks it instead`,
+      cause: `${title}: the limiter lets calls through ${per}, not ${f.limit} per ${f.windowText} window (calls sent together are refused)`,
+    };
+  }
+  return undefined;
+}
+
+/** How often the "too soon" probe of a spaced limit may miss its band (jitter) before the case gives up on it. */
+const SOON_TRIES = 3;
+
+/**
+ * SADAD_RATE_SHAPE=spaced: the limit is one call per window / limit. From a quiet operation: a call,
+ * then `limit` calls each a spacing (window / limit plus the margin's share) after the previous one
+ * (all accepted: more than a window's worth at the documented rate), then a call sooner (halfway
+ * between window / (limit + 1) and window / limit: a limiter that allows one call more per window
+ * accepts it), which is refused, then a call a spacing after that refusal, accepted again. A
+ * transient fault bends the check, which is repeated from a quiet operation.
+ */
+async function spacedLimit(c: CaseContext, f: Frame): Promise<void> {
+  const bent: number[] = [];
+  const start = c.faults.length;
+  let suspect: string | undefined;
+  for (let check = 1; ; check++) {
+    const bodies = await acceptableRequests(c, f.limit + 3);
+    const mark = c.faults.length;
+    const r = await c.rt.pacer.exclusive(c.def.op, (via) => oneSpacedCheck(c, f, check, bodies, via, suspect));
+    if (r.result !== 'bent') { c.recovered(start); return; }
+    c.observe(`check ${check}`, `not judged: ${r.why}; repeated from a quiet operation`);
+    suspect = r.suspect;
+    bent.push(r.at);
+    if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) {
+      const kinds = c.faults.slice(mark).map((x) => x.kind);
+      return c.error(kinds.length ? `${exhausted(kinds)}: ${r.why}` : `${r.why}, ${bent.length} times: the spacing could not be checked`);
+    }
+  }
+}
+
+async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: RequestBody[], via: Via, suspect: string | undefined): Promise<Check> {
+  const interval = f.windowMs / f.limit;
+  const spacing = (f.windowMs + f.marginMs) / f.limit;
+  const soon = interval - f.windowMs / (2 * f.limit * (f.limit + 1));
+  const tag = check > 1 ? `check ${check}, ` : '';
+  let lastAccepted = -Infinity;
+  const sendAt = async (at: number, body: RequestBody, label: string) => {
+    await c.sleep(Math.max(0, at - Date.now()));
+    const ex = await c.send({ body, via, retry: 'none', label: `${tag}${label}` });
+    return { ex, o: c.classify(ex) };
+  };
+  // 1 + limit calls at the documented spacing: all accepted
+  for (let i = 0; i <= f.limit; i++) {
+    const { ex, o } = await sendAt(i === 0 ? 0 : lastAccepted + spacing, bodies[i]!, `call ${i + 1} of ${f.limit + 1}, ${i === 0 ? 'the first' : `${ms(spacing)} after the previous`}`);
+    if (o.kind === 'accepted') { lastAccepted = started(ex); continue; }
+    if (ex.error || o.kind === 'server-error') return { result: 'bent', why: `${c.fault(ex, c.def.op) ?? o.detail} on call ${i + 1} of the spaced calls`, at: endOf(ex) };
+    if (i === 0 && !c.acceptedOps.has(c.def.op)) return c.inconclusive(`the first call was not accepted, so the spacing could not be checked: ${summarize(ex)}; ${c.def.op}.res.schema tests acceptance directly`, `precondition: ${operation(c.def.op).title} not accepted`, `${c.def.op}.res.schema`);
+    return c.stop(`a call ${i === 0 ? 'from a quiet operation' : `${ms(started(ex) - lastAccepted)} after an accepted one`} was refused, though one call per ${ms(interval)} is the documented spacing: ${summarize(ex)}`);
+  }
+  c.observe('spaced calls', `${f.limit + 1} calls, each ${ms(spacing)} after the previous, all accepted`);
+  // a call sooner than the spacing: refused (judged only when it really went out inside the band)
+  for (let t = 1; ; t++) {
+    const { ex, o } = await sendAt(lastAccepted + soon, bodies[f.limit + 1]!, `a call ${ms(soon)} after the previous${t > 1 ? ` (try ${t})` : ''}`);
+    const gap = started(ex) - lastAccepted;
+    if (o.kind === 'accepted') {
+      if (gap > f.windowMs / (f.limit + 1) && gap < interval) return c.stop(`a call ${ms(gap)} after an accepted one was accepted: the limiter lets more than one call through per ${ms(interval)} (window / limit)`);
+      lastAccepted = started(ex);
+      if (t >= SOON_TRIES) return c.error(`the call meant to go out ${ms(soon)} after an accepted one left ${ms(gap)} after it, ${t} times: this machine's timers are too coarse to check the spacing`);
+      continue;
+    }
+    if (ex.error) return { result: 'bent', why: `${c.fault(ex, c.def.op)} on the call sooner than the spacing`, at: endOf(ex) };
+    const signature = answerSignature(ex);
+    if (o.kind === 'server-error' && suspect !== signature) {
+      c.fault(ex, c.def.op);
+      return { result: 'bent', why: `HTTP ${o.status} on the call sooner than the spacing (repeated: a limiter answering ${o.status} does it again, a blip does not)`, at: endOf(ex), suspect: signature };
+    }
+    recordRefusal(c, ex, o);
+    c.observe('too soon', `a call ${ms(gap)} after an accepted one was refused: ${o.detail}`);
+    if (o.status !== undefined && o.status !== 429) await c.input('pacing', `learn ${o.status}`, () => c.rt.pacer.learnOverLimit({ status: o.status!, signature, op: c.def.op }).then(() => true).catch(() => false));
+    // a spacing after the refusal (a limiter that counts refusals waits from it), accepted again
+    return resetCheck(c, { ...f, windowMs: spacing }, [ex], ex, bodies[f.limit + 2]!, via, tag, true, started(ex));
+  }
 }
