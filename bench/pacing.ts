@@ -12,6 +12,16 @@
  *   npm run bench:pacing -- --failing enquiry-success-failing   # the failing stand-in (default)
  *
  * Runs alternate clean / failing so that both meet the same machine.
+ *
+ * Gateway mode (design.md §6, docs/network.md "Behind a gateway"): the whole suite behind real gateway
+ * software or a limiter kind, at the real limits (10 and 3 per window), with the gateway as the only
+ * limiter; per setup and run the wall time, the pacing bound (max over operations of calls / limit x
+ * window), their ratio, the same for the calls alone (first call to last answer: the wall less the
+ * runner's start and the package), the verdicts, the calls the gateway refused outside the bursts
+ * and the time that cost; then medians.
+ *
+ *   npm run bench:pacing -- --gateway nginx-burst,nginx-503,haproxy,calendar --runs 3
+ *   npm run bench:pacing -- --gateway all --window 1.5 --runs 3
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -19,17 +29,23 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EMBEDDED_MOCK_WINDOW_SECONDS } from '../src/config/index.js';
 import { caseResults, runSuite } from '../src/prove/run-suite.js';
+import { GATEWAY_SETUPS, figures, runBehind, type GatewayRun, type GatewaySetupName } from '../test/support/gateway-run.js';
 
 const { values } = parseArgs({
   options: {
-    window: { type: 'string', default: String(EMBEDDED_MOCK_WINDOW_SECONDS) },
+    gateway: { type: 'string' },
+    window: { type: 'string' },
     runs: { type: 'string', default: '3' },
     load: { type: 'string', default: '0' },
     failing: { type: 'string', default: 'enquiry-success-failing' },
     'no-failing': { type: 'boolean', default: false },
   },
 });
-const windows = values.window.split(',').map(Number);
+if (values.gateway) {
+  await gatewayMode(values.gateway === 'all' ? Object.keys(GATEWAY_SETUPS) : values.gateway.split(','), Number(values.window ?? '1.5'), Number(values.runs));
+  process.exit(0);
+}
+const windows = (values.window ?? String(EMBEDDED_MOCK_WINDOW_SECONDS)).split(',').map(Number);
 const loads = values.load.split(',').map(Number);
 const runs = Number(values.runs);
 const failingDefect = values['no-failing'] ? null : values.failing;
@@ -91,3 +107,28 @@ for (const load of loads) {
   }
 }
 console.log(`\n${summary.join('\n')}`);
+
+/** The calls alone: from the first call (the preflight's) to the last answer, against the bound. */
+function callsSpan(g: GatewayRun): number {
+  const times = g.results.flatMap((r) => (r.exchanges ?? []).map((ex) => [Date.parse(ex.startedAt), Date.parse(ex.startedAt) + ex.durationMs] as const));
+  if (!times.length) return 0;
+  return (Math.max(...times.map((t) => t[1])) - Math.min(...times.map((t) => t[0]))) / 1000;
+}
+
+async function gatewayMode(names: string[], windowSeconds: number, runs: number): Promise<void> {
+  const unknown = names.filter((n) => !(n in GATEWAY_SETUPS));
+  if (unknown.length) throw new Error(`unknown gateway setup ${unknown.join(', ')}: one of ${Object.keys(GATEWAY_SETUPS).join(', ')}, or all`);
+  const lines: string[] = [];
+  for (const name of names as GatewaySetupName[]) {
+    const all: GatewayRun[] = [];
+    for (let i = 1; i <= runs; i++) {
+      const g = await runBehind(name, { windowSeconds, env: { SADAD_SEED: String(3000 + i) } });
+      all.push(g);
+      console.log(`${name}, window ${windowSeconds} s, run ${i}: ${figures(g)}; calls alone ${callsSpan(g).toFixed(1)} s (${(callsSpan(g) / g.bound).toFixed(3)})`);
+    }
+    const blocking = (g: GatewayRun) => ['FAIL', 'ERROR', 'INCONCLUSIVE', 'NOT_RUN'].map((v) => `${g.verdicts[v] ?? 0} ${v}`).join(', ');
+    lines.push(`${name} (${GATEWAY_SETUPS[name].title}): median wall/bound ${median(all.map((g) => g.wall / g.bound)).toFixed(3)} (wall ${median(all.map((g) => g.wall)).toFixed(1)} s), calls alone/bound ${median(all.map((g) => callsSpan(g) / g.bound)).toFixed(3)}; ` +
+      `${all.map(blocking).join(' | ')}; certifies ${all.filter((g) => g.certification.outcome?.certifies).length}/${all.length}; refused outside bursts ${all.map((g) => g.unplannedRefusals).join(', ')}`);
+  }
+  console.log(`\n${lines.join('\n')}`);
+}

@@ -52,10 +52,10 @@ test.describe('configuration', () => {
     }
   });
 
-  test('MOCK_LIMITER takes the four kinds; another value is a ConfigError naming it', async () => {
+  test('MOCK_LIMITER takes the five kinds; another value is a ConfigError naming it', async () => {
     expect(mockOptionsFromEnv({}).limiter).toBe('fixed');
-    for (const kind of ['fixed', 'calendar', 'sliding', 'bucket']) expect(mockOptionsFromEnv({ MOCK_LIMITER: kind }).limiter).toBe(kind);
-    expect(() => mockOptionsFromEnv({ MOCK_LIMITER: 'leaky' })).toThrow(/^MOCK_LIMITER: must be one of fixed, calendar, sliding, bucket, got "leaky"/);
+    for (const kind of ['fixed', 'calendar', 'sliding', 'bucket', 'spaced']) expect(mockOptionsFromEnv({ MOCK_LIMITER: kind }).limiter).toBe(kind);
+    expect(() => mockOptionsFromEnv({ MOCK_LIMITER: 'leaky' })).toThrow(/^MOCK_LIMITER: must be one of fixed, calendar, sliding, bucket, spaced, got "leaky"/);
     await expect(startMock({ port: 0, limiter: 'leaky' as never })).rejects.toThrow(/^limiter: /);
     await expect(startMock({ port: 0, faults: { '503': 2 } })).rejects.toThrow(/^faults: part "503=2"/);
     await expect(startMock({ port: 0, faults: { nope: 1 } as FaultSettings })).rejects.toThrow(ConfigError);

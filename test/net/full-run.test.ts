@@ -1,8 +1,8 @@
 /**
  * The issue's "done when", as full runs against a mock this test started: through a forward proxy
  * (HTTP_PROXY, with credentials) every call goes through the proxy and the run certifies; against
- * an mTLS target with a private CA and a PKCS#12 client certificate, through HTTPS_PROXY, it
- * certifies too. Neither the proxy password nor the passphrase is in any file the run wrote. The
+ * an mTLS target with a private CA and a PKCS#12 client certificate, through a real Squid that
+ * wants Basic credentials (HTTPS_PROXY), it certifies too. Neither the proxy password nor the passphrase is in any file the run wrote. The
  * preflight, when there is one, runs as it would for a company: nothing turns it off.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { LOADED_WINDOW, runSuite } from '../suite/run-suite.js';
 import { PROXY_SOURCE, startForwardProxy } from './forward-proxy.js';
 import { mockTls, pki } from './pki.js';
 import { startCountedMock, targetEnv, type CountedMock } from './servers.js';
+import { startGateway } from '../support/gateways.js';
 
 test.describe.configure({ mode: 'parallel', timeout: 240_000 });
 
@@ -76,21 +77,29 @@ test('a full run through HTTP_PROXY (with credentials) certifies, and every call
   }
 });
 
-test('a full run against an mTLS target (private CA, PKCS#12 client certificate) through HTTPS_PROXY certifies; the passphrase is in no file', async () => {
+test('a full run against an mTLS target (private CA, PKCS#12 client certificate) through a real Squid that wants Basic credentials (HTTPS_PROXY) certifies; neither the proxy password nor the passphrase is in any file', async () => {
   const p = pki();
+  const password = `sq-${randomBytes(9).toString('base64url')}`;
   const mock = await startCountedMock({ rateWindowSeconds: WINDOW, tls: mockTls(true) });
-  const proxy = await startForwardProxy();
+  // Squid from Debian (examples/gateways/squid-basic-auth.conf), its connections leaving from the proxy's source address
+  const squid = await startGateway('squid', 'squid-basic-auth.conf', {}, { users: { suite: password } });
   try {
     const run = await runSuite({
-      ...targetEnv(mock), HTTPS_PROXY: proxy.url, SADAD_CA_FILE: p.caCert, SADAD_TLS_PFX: p.clientPfx, SADAD_TLS_PASSPHRASE: p.passphrase,
+      ...targetEnv(mock), HTTPS_PROXY: `http://suite:${password}@127.0.0.1:${squid.port}`, SADAD_CA_FILE: p.caCert, SADAD_TLS_PFX: p.clientPfx, SADAD_TLS_PASSPHRASE: p.passphrase,
     });
     expectCertified(run);
-    expectOnlyThroughProxy(mock);
-    expect([...proxy.tunnels.keys()]).toEqual([`127.0.0.1:${mock.port}`]);
+    // every call went through Squid's CONNECT tunnels to the target, as the user, none refused for credentials
+    const log = squid.log('access.log').trim().split('\n').filter(Boolean);
+    const tunnels = log.filter((l) => / CONNECT /.test(l));
+    expect(tunnels.length).toBeGreaterThan(0);
+    expect(tunnels.every((l) => l.includes(`CONNECT 127.0.0.1:${mock.port} suite `)), log.slice(0, 5).join('\n')).toBe(true);
+    expect(log.filter((l) => /TCP_DENIED\/407/.test(l)), 'CONNECTs Squid refused for credentials').toEqual([]);
+    expect(Object.fromEntries(mock.connections)).toEqual({ [PROXY_SOURCE]: expect.any(Number) });
     expect(mock.requests()).toBeGreaterThanOrEqual(callsSent(run));
     expect(filesHolding(run, p.passphrase), 'files holding the passphrase').toEqual([]);
+    expect(filesHolding(run, password), 'files holding the proxy password').toEqual([]);
   } finally {
-    await proxy.close();
+    await squid.stop();
     await mock.close();
   }
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { caseResults, runSuite, type CaseResult, type SuiteRun } from '../../src/prove/run-suite.js';
 import type { LimiterKind } from '../../src/mock/limiters.js';
 import { startCountedMock, targetEnv } from '../net/servers.js';
-import { hostPort, limiterVars, startGateway, type GatewayKind } from './gateways.js';
+import { hostPort, limiterVars, startGateway, type Gateway, type GatewayKind } from './gateways.js';
 import { ROOT } from '../../src/paths.js';
 
 export interface GatewaySetup {
@@ -50,25 +50,30 @@ export interface GatewayRun {
   verdicts: Record<string, number>;
   /** Refusals outside the rate-limit cases' own exclusive calls: what the pacing had to adapt to. */
   unplannedRefusals: number;
-  pacing: { operations: Record<string, { calls: number; refused?: number; lostMs?: number; spacingMs?: number; finalSpacingMs?: number; slowestSpacingMs?: number }>; limits: Record<string, number>; windowSeconds: number };
-  certification: { certifies?: boolean; causes?: { signature: string; cases: string[] }[] } & Record<string, unknown>;
+  pacing: { operations: Record<string, { calls: number; refused?: number; lostMs?: number; spacingMs?: number; finalSpacingMs?: number; slowestSpacingMs?: number }>; limits: Record<string, number>; windowSeconds: number; overLimit?: { status: number; op: string }[] };
+  certification: { outcome?: { certifies: boolean; summary: string }; causes?: { signature: string; cases: string[]; operations: string[] }[]; observations?: { availability?: { pacing?: { summary: string }; outages?: { kinds: Record<string, number>; end: string | null }[] } } };
 }
 
 /** Runs the suite (args: Playwright arguments; env: extra settings) behind a setup at `windowSeconds` and the real limits. */
-export async function runBehind(name: GatewaySetupName, options: { windowSeconds?: number; env?: Record<string, string>; args?: string[]; timeoutMs?: number } = {}): Promise<GatewayRun> {
+export async function runBehind(name: GatewaySetupName, options: { windowSeconds?: number; env?: Record<string, string>; args?: string[]; timeoutMs?: number; during?: (gateway: Gateway, vars: Record<string, string>) => Promise<void> } = {}): Promise<GatewayRun> {
   const setup: GatewaySetup = GATEWAY_SETUPS[name];
   const windowSeconds = options.windowSeconds ?? 1.5;
   const limits = { bill: 10, moi: 3 };
   // behind a gateway the mock's own limits are out of the way: the gateway is the limiter
   const mock = await startCountedMock({ rateWindowSeconds: windowSeconds, rateLimits: setup.gateway ? { bill: 100_000, moi: 100_000 } : limits, ...(setup.limiter ? { limiter: setup.limiter } : {}) });
-  const gateway = setup.gateway ? await startGateway(setup.gateway[0], setup.gateway[1], { ...limiterVars(windowSeconds, limits), UPSTREAM: hostPort(mock.url) }) : undefined;
+  const vars = { ...limiterVars(windowSeconds, limits), UPSTREAM: hostPort(mock.url) };
+  const gateway = setup.gateway ? await startGateway(setup.gateway[0], setup.gateway[1], vars) : undefined;
   try {
     const env = {
       ...targetEnv(mock), ...(gateway ? { SADAD_BASE_URL: gateway.url } : {}),
       SADAD_RATE_WINDOW_SECONDS: String(windowSeconds), SADAD_RATE_LIMIT_BILL: String(limits.bill), SADAD_RATE_LIMIT_MOI: String(limits.moi),
       ...setup.env, ...options.env,
     };
-    const run = await runSuite(env, { args: options.args ?? [], reporter: `dot,${join(ROOT, 'src/reporter/certification.ts')}`, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
+    // `during`: what the test does to the gateway while the run goes on (a maintenance page swapped in)
+    const [run] = await Promise.all([
+      runSuite(env, { args: options.args ?? [], reporter: `dot,${join(ROOT, 'src/reporter/certification.ts')}`, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }),
+      gateway && options.during ? options.during(gateway, vars) : Promise.resolve(),
+    ]);
     const results = caseResults(run) as Evidence[];
     const pacing = JSON.parse(readFileSync(join(run.reportsDir, 'pacing.json'), 'utf8')) as GatewayRun['pacing'];
     const bound = Math.max(...Object.entries(pacing.operations).map(([op, s]) => (s.calls / pacing.limits[op]!) * pacing.windowSeconds));

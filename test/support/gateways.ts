@@ -130,7 +130,7 @@ export async function startGateway(kind: GatewayKind, templateName: string, vars
   // Squid and nginx's workers drop root for an unprivileged user: their logs and temp files live here
   chmodSync(dir, 0o777);
   const port = await freePort();
-  const base: Record<string, string> = { RUN_DIR: dir, LISTEN: `127.0.0.1:${port}`, NCSA_AUTH: '/usr/lib/squid/basic_ncsa_auth', ...vars };
+  const base: Record<string, string> = { RUN_DIR: dir, LISTEN: `127.0.0.1:${port}`, NCSA_AUTH: '/usr/lib/squid/basic_ncsa_auth', OUTGOING_ADDRESS: '127.0.0.2', ...vars };
   const file = join(dir, kind === 'haproxy' ? 'haproxy.cfg' : `${kind}.conf`);
   const write = (name: string, extra: Record<string, string> = {}) => writeFileSync(file, fillTemplate(template(name), { ...base, ...extra }), { mode: 0o644 });
   write(templateName);

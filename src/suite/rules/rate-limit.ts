@@ -241,7 +241,7 @@ async function resetCheck(c: CaseContext, f: Frame, burst: Exchange[], refusal: 
     const next = endOf(again) + Math.max(after !== undefined && after <= 2 * f.windowMs ? after + 50 : 0, pause);
     pause *= 2;
     if (next > deadline) {
-      c.violated(`after waiting out the window the call was still refused ${ms(started(again) - windowEnd)} after it, on ${attempt} tr${attempt === 1 ? 'y' : 'ies'} over two more windows: ${summarize(again)}`);
+      c.violated(`after waiting out the ${spacedShape ? 'spacing' : 'window'} the call was still refused ${ms(started(again) - windowEnd)} after it (${attempt === 1 ? 'one try' : `the last of ${attempt} tries`}; the limit had two more ${spacedShape ? 'spacings' : 'windows'} to reset): ${summarize(again)}`);
       return { result: 'judged' };
     }
     at = next;
@@ -330,7 +330,11 @@ async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: R
   const spacing = (f.windowMs + f.marginMs) / f.limit;
   const soon = interval - f.windowMs / (2 * f.limit * (f.limit + 1));
   const tag = check > 1 ? `check ${check}, ` : '';
+  // A call reached the limiter somewhere between its start and its answer: the spaced calls go a
+  // spacing after the previous answer (surely spaced enough, so a refusal is the limiter's doing),
+  // and a call accepted too soon counts only when it surely was (its answer came before the spacing)
   let lastAccepted = -Infinity;
+  let lastAcceptedEnd = -Infinity;
   const sendAt = async (at: number, body: RequestBody, label: string) => {
     await c.sleep(Math.max(0, at - Date.now()));
     const ex = await c.send({ body, via, retry: 'none', label: `${tag}${label}` });
@@ -338,11 +342,11 @@ async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: R
   };
   // 1 + limit calls at the documented spacing: all accepted
   for (let i = 0; i <= f.limit; i++) {
-    const { ex, o } = await sendAt(i === 0 ? 0 : lastAccepted + spacing, bodies[i]!, `call ${i + 1} of ${f.limit + 1}, ${i === 0 ? 'the first' : `${ms(spacing)} after the previous`}`);
-    if (o.kind === 'accepted') { lastAccepted = started(ex); continue; }
+    const { ex, o } = await sendAt(i === 0 ? 0 : lastAcceptedEnd + spacing, bodies[i]!, `call ${i + 1} of ${f.limit + 1}, ${i === 0 ? 'the first' : `${ms(spacing)} after the previous answer`}`);
+    if (o.kind === 'accepted') { lastAccepted = started(ex); lastAcceptedEnd = endOf(ex); continue; }
     if (ex.error || o.kind === 'server-error') return { result: 'bent', why: `${c.fault(ex, c.def.op) ?? o.detail} on call ${i + 1} of the spaced calls`, at: endOf(ex) };
     if (i === 0 && !c.acceptedOps.has(c.def.op)) return c.inconclusive(`the first call was not accepted, so the spacing could not be checked: ${summarize(ex)}; ${c.def.op}.res.schema tests acceptance directly`, `precondition: ${operation(c.def.op).title} not accepted`, `${c.def.op}.res.schema`);
-    return c.stop(`a call ${i === 0 ? 'from a quiet operation' : `${ms(started(ex) - lastAccepted)} after an accepted one`} was refused, though one call per ${ms(interval)} is the documented spacing: ${summarize(ex)}`);
+    return c.stop(`a call ${i === 0 ? 'from a quiet operation' : `${ms(started(ex) - lastAcceptedEnd)} after an accepted one's answer`} was refused, though one call per ${ms(interval)} is the documented spacing: ${summarize(ex)}`);
   }
   c.observe('spaced calls', `${f.limit + 1} calls, each ${ms(spacing)} after the previous, all accepted`);
   // a call sooner than the spacing: refused (judged only when it really went out inside the band)
@@ -350,8 +354,11 @@ async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: R
     const { ex, o } = await sendAt(lastAccepted + soon, bodies[f.limit + 1]!, `a call ${ms(soon)} after the previous${t > 1 ? ` (try ${t})` : ''}`);
     const gap = started(ex) - lastAccepted;
     if (o.kind === 'accepted') {
-      if (gap > f.windowMs / (f.limit + 1) && gap < interval) return c.stop(`a call ${ms(gap)} after an accepted one was accepted: the limiter lets more than one call through per ${ms(interval)} (window / limit)`);
+      // at the limiter at most this far apart: from the accepted one's start to this one's answer
+      const atMost = endOf(ex) - lastAccepted;
+      if (gap > f.windowMs / (f.limit + 1) && atMost < interval) return c.stop(`a call ${ms(gap)} after an accepted one was accepted (its answer came ${ms(atMost)} after that one was sent): the limiter lets more than one call through per ${ms(interval)} (window / limit)`);
       lastAccepted = started(ex);
+      lastAcceptedEnd = endOf(ex);
       if (t >= SOON_TRIES) return c.error(`the call meant to go out ${ms(soon)} after an accepted one left ${ms(gap)} after it, ${t} times: this machine's timers are too coarse to check the spacing`);
       continue;
     }
@@ -365,6 +372,6 @@ async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: R
     c.observe('too soon', `a call ${ms(gap)} after an accepted one was refused: ${o.detail}`);
     if (o.status !== undefined && o.status !== 429) await c.input('pacing', `learn ${o.status}`, () => c.rt.pacer.learnOverLimit({ status: o.status!, signature, op: c.def.op }).then(() => true).catch(() => false));
     // a spacing after the refusal (a limiter that counts refusals waits from it), accepted again
-    return resetCheck(c, { ...f, windowMs: spacing }, [ex], ex, bodies[f.limit + 2]!, via, tag, true, started(ex));
+    return resetCheck(c, { ...f, windowMs: spacing }, [ex], ex, bodies[f.limit + 2]!, via, tag, true, endOf(ex));
   }
 }
