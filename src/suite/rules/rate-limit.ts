@@ -266,29 +266,37 @@ async function measureSpacing(c: CaseContext, f: Frame, burst: Exchange[], outco
   const spare = [...burst.map((_, i) => i).filter((i) => outcomes[i]!.kind !== 'accepted').map((i) => bodies[i]!), bodies[f.limit + 1]!];
   const refusedSignature = answerSignature(burst.find((_, i) => outcomes[i]!.kind !== 'accepted')!);
   if (!accepted.length || spare.length < 3) return undefined;
-  // the accepted call reached the limiter somewhere between its start and its answer (calls sent
-  // together open connections of their own): the probes count from its answer, and the gaps are
-  // given as the limiter may have seen them, from the answer for a refusal and from the start for
-  // an acceptance, so the spacing lies between the two
-  const lastStart = Math.max(...accepted.map(started));
-  const lastEnd = Math.max(...accepted.map(endOf));
+  // A call reaches the limiter somewhere between its start and its answer (calls sent together open
+  // connections of their own, and a loaded machine answers late): the probes count from the answer
+  // of the last accepted call, a refusal proves a gap at least that long was refused, an acceptance
+  // that a gap at most from that call's start to the probe's answer was accepted
+  let ref = { start: Math.max(...accepted.map(started)), end: Math.max(...accepted.map(endOf)) };
   let refusedGap = 0;
-  for (const [k, share] of [0.5, 0.75, 1 + f.marginMs / f.windowMs].entries()) {
-    await c.sleep(Math.max(0, lastEnd + share * interval - Date.now()));
-    const probe = await c.send({ body: spare[k]!, via, retry: 'none', label: `${tag}probe ${k + 1}: ${Math.round(share * 100)} % of window / limit after the last accepted call` });
+  const shares = [0.5, 0.75, 1 + f.marginMs / f.windowMs];
+  for (let k = 0, i = 0; k < spare.length && i < shares.length; k++, i++) {
+    const share = shares[i]!;
+    await c.sleep(Math.max(0, ref.end + share * interval - Date.now()));
+    const probe = await c.send({ body: spare[k]!, via, retry: 'none', label: `${tag}probe ${k + 1}: ${Math.round(share * 100)} % of window / limit after the last accepted call's answer` });
     const o = c.classify(probe);
-    const gap = o.kind === 'accepted' ? started(probe) - lastStart : started(probe) - lastEnd;
     if (probe.error || (o.kind === 'server-error' && answerSignature(probe) !== refusedSignature)) return undefined;
-    if (o.kind !== 'accepted') { refusedGap = gap; continue; }
-    // accepted before half the spacing: a slot was free, the burst was bent, not spaced
-    if (k === 0) return undefined;
-    const about = interval > refusedGap && interval <= gap ? interval : gap;
+    if (o.kind !== 'accepted') { refusedGap = Math.max(refusedGap, started(probe) - ref.end); continue; }
+    const atMost = endOf(probe) - ref.start;
+    // accepted surely sooner than the spacing: a slot was free, the burst was bent, not spaced
+    if (atMost < 0.9 * interval) return undefined;
+    if (!refusedGap) {
+      // accepted, but the last call's answer came so late that the probe was not surely early: measure again from this one
+      ref = { start: started(probe), end: endOf(probe) };
+      i = -1;
+      continue;
+    }
+    const gap = started(probe) - ref.start;
+    const about = interval > refusedGap && interval <= atMost ? interval : gap;
     const per = `one per ~${ms(about)}`;
-    c.observe('spacing', `a call ${ms(refusedGap)} after an accepted one was refused, one ${ms(gap)} after was accepted: ${per}`);
+    c.observe('spacing', `a call ${ms(refusedGap)} after an accepted one's answer was refused, one ${ms(gap)} after it was sent was accepted: ${per}`);
     const title = operation(c.def.op).title;
     const lead = accepted.length === 1 ? `calls are let through ${per}` : `after them, calls are let through ${per}`;
     return {
-      text: `accepts ${accepted.length} of ${f.limit + 1} calls sent together: ${lead} (a call ${ms(refusedGap)} after an accepted one was refused, one ${ms(gap)} after was accepted), not ${f.limit} per ${f.windowText} window. If the bank documents this spacing, SADAD_RATE_SHAPE=spaced checks it instead`,
+      text: `accepts ${accepted.length} of ${f.limit + 1} calls sent together: ${lead} (a call ${ms(refusedGap)} after an accepted one's answer was refused, one ${ms(gap)} after it was sent was accepted), not ${f.limit} per ${f.windowText} window. If the bank documents this spacing, SADAD_RATE_SHAPE=spaced checks it instead`,
       cause: `${title}: the limiter lets calls through ${per}, not ${f.limit} per ${f.windowText} window (calls sent together are refused)`,
     };
   }
