@@ -76,6 +76,18 @@ test('a target whose every answer is wrapped in Message: at most 10 causes (here
   await expectVerdictsReproduced(run.reportsDir);
 });
 
+test('a header the target checks on no operation (CompanyId): one cause listing its cases on all four operations, not one per operation or header case', async () => {
+  const run = await runSuite({ ...LOADED_WINDOW, MOCK_DEFECTS: 'company-id-unchecked-everywhere', SADAD_CASES: '*.hdr.*', SADAD_SEED: '18' });
+  const r = readReport(run.reportsDir);
+  const failing = r.cases.filter((c) => c.verdict === 'FAIL');
+  expect(new Set(failing.map((c) => c.operation)).size, run.output.slice(-2000)).toBe(4);
+  expect(r.causes.map((c) => c.signature)).toHaveLength(1);
+  const [cause] = r.causes;
+  expect(cause!.operations.sort()).toEqual(['bill-enquiry', 'bill-payment', 'moi-enquiry', 'moi-payment']);
+  expect(cause!.cases.sort()).toEqual(failing.map((c) => c.id).sort());
+  expect(r.counts.byVerdict.ERROR ?? 0).toBe(0);
+});
+
 test('a target that flags every success as failed: the cases built on an enquiry stop trying, and the run costs at most 1.1 times a clean one', async () => {
   const window = Number(LOADED_WINDOW.MOCK_RATE_WINDOW_SECONDS);
   const run = await runSuite({ ...LOADED_WINDOW, MOCK_DEFECTS: 'enquiry-success-failing', SADAD_SEED: '18' });

@@ -304,14 +304,14 @@ async function measureSpacing(c: CaseContext, f: Frame, burst: Exchange[], outco
 }
 
 /** How often the "too soon" probe of a spaced limit may miss its band (jitter) before the case gives up on it. */
-const SOON_TRIES = 3;
+const SOON_TRIES = 5;
 
 /**
  * SADAD_RATE_SHAPE=spaced: the limit is one call per window / limit. From a quiet operation: a call,
  * then `limit` calls each a spacing (window / limit plus the margin's share) after the previous one
- * (all accepted: more than a window's worth at the documented rate), then a call sooner (halfway
- * between window / (limit + 1) and window / limit: a limiter that allows one call more per window
- * accepts it), which is refused, then a call a spacing after that refusal, accepted again. A
+ * (all accepted: more than a window's worth at the documented rate), then a call sooner (between
+ * window / (limit + 1) and window / limit: a limiter that allows one call more per window accepts
+ * it), which is refused, then a call a spacing after that refusal, accepted again. A
  * transient fault bends the check, which is repeated from a quiet operation.
  */
 async function spacedLimit(c: CaseContext, f: Frame): Promise<void> {
@@ -336,7 +336,10 @@ async function spacedLimit(c: CaseContext, f: Frame): Promise<void> {
 async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: RequestBody[], via: Via, suspect: string | undefined): Promise<Check> {
   const interval = f.windowMs / f.limit;
   const spacing = (f.windowMs + f.marginMs) / f.limit;
-  const soon = interval - f.windowMs / (2 * f.limit * (f.limit + 1));
+  // a quarter of the way from window / (limit + 1) to window / limit: a limiter that lets one call
+  // more per window through accepts it, and its answer still comes before window / limit has passed
+  const oneMore = f.windowMs / (f.limit + 1);
+  const soon = oneMore + (interval - oneMore) / 4;
   const tag = check > 1 ? `check ${check}, ` : '';
   // A call reached the limiter somewhere between its start and its answer: the spaced calls go a
   // spacing after the previous answer (surely spaced enough, so a refusal is the limiter's doing),
