@@ -45,6 +45,9 @@ interface Slot { id: number; start: number; end?: number }
 /** `size`: how many calls an exclusive holder sends together (a regular waiter: 0). */
 interface Waiter { exclusive: boolean; size: number; asked: number; resolve: (id: number) => void }
 
+/** The spacing of an operation's first window's worth of calls, as a share of the configured one. */
+const WARM_UP = 1.2;
+
 /** How far adaptation may slow an operation down: 8 times the configured spacing. */
 export const MAX_FACTOR = 8;
 
@@ -136,7 +139,7 @@ export class Budget {
       // far as a smoothing limiter can tell, the next call must be a spacing after that arrival,
       // which is at most its answer less the usual answer time.
       const usual = this.usualDurationMs();
-      if (usual !== undefined && took > usual + 2) this.nextAt = Math.max(this.nextAt, now - usual + this.currentSpacingMs);
+      if (took > usual + 2) this.nextAt = Math.max(this.nextAt, now - usual + this.currentSpacingMs);
       this.durations.push(took);
       if (this.durations.length > 16) this.durations.shift();
     }
@@ -144,11 +147,15 @@ export class Budget {
     this.pump();
   }
 
-  /** The median of the operation's last calls' durations (from grant to answer); none before the third. */
-  private usualDurationMs(): number | undefined {
-    if (this.durations.length < 3) return undefined;
+  /**
+   * The median of the operation's last calls' durations (from grant to answer); before the third,
+   * the shortest so far, and before the first none at all: the run's first calls are the ones that
+   * build connections and warm the target up, the likeliest to reach it late.
+   */
+  private usualDurationMs(): number {
+    if (!this.durations.length) return 0;
     const sorted = [...this.durations].sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)];
+    return this.durations.length < 3 ? sorted[0]! : sorted[Math.floor(sorted.length / 2)]!;
   }
 
   releaseExclusive(holder: number): void {
@@ -193,8 +200,11 @@ export class Budget {
     this.slots.push(slot);
     this.stats.calls++;
     this.stats.maxInWindow = Math.max(this.stats.maxInWindow, this.counting(now).length);
-    this.nextAt = Math.max(this.nextAt, now) + this.currentSpacingMs;
-    this.nextAtPlain = Math.max(this.nextAtPlain, now) + this.spacingMs;
+    // the first window's worth of calls a fifth wider apart: they build the workers' connections and
+    // warm the target up, and reach it later after their start than the calls that follow them
+    const warming = this.stats.calls <= this.limit ? WARM_UP : 1;
+    this.nextAt = Math.max(this.nextAt, now) + this.currentSpacingMs * warming;
+    this.nextAtPlain = Math.max(this.nextAtPlain, now) + this.spacingMs * warming;
     this.lastActivity = now;
     return slot.id;
   }
@@ -248,6 +258,10 @@ export class Budget {
       } else {
         const ready = Math.max(this.nextAt, this.pausedUntil);
         if (live.length >= this.limit || now < ready) return this.wake(live.length >= this.limit ? live : [], ready);
+        // a call in flight for longer than calls usually take may reach the target any moment now:
+        // the next one waits for its answer (which moves `nextAt`), for at most two spacings more
+        const late = this.lateInFlight(now);
+        if (late) return this.sleepUntil(late.start + this.usualDurationMs() + 2 * this.currentSpacingMs);
         // what the refusals cost this call: the wait beyond the plain schedule and its own arrival
         const plain = Math.max(this.nextAtPlain, head.asked);
         if (ready > plain) this.stats.lostMs += Math.round(Math.min(now, ready) - plain);
@@ -257,6 +271,12 @@ export class Budget {
         this.recover();
       }
     }
+  }
+
+  /** The oldest call in flight for longer than calls usually take, while that is under two spacings past it. */
+  private lateInFlight(now: number): Slot | undefined {
+    const usual = this.usualDurationMs();
+    return this.slots.find((x) => x.end === undefined && now - x.start > usual + 2 && now - x.start < usual + 2 * this.currentSpacingMs);
   }
 
   /** A timer for `at` (a release wakes the queue earlier when it comes first). */

@@ -80,9 +80,10 @@ const gaps = (xs: number[]) => xs.slice(1).map((x, i) => x - xs[i]!);
 test('calls are spaced evenly, (window + margin) / limit apart, from the first: no two closer than a smoothing limiter allows', async () => {
   const pacer = new LocalPacer({ windowSeconds: W / 1000, limits: ops(4), marginMs: 10 });
   const starts = await paced(pacer, 9);
-  // a burst up to the limit would have put 4 calls in the first millisecond
-  for (const g of gaps(starts)) expect(g).toBeGreaterThanOrEqual(spacing(4) - 1);
-  expect(starts.at(-1)! - starts[0]!).toBeLessThan(8 * spacing(4) + 40);
+  // a burst up to the limit would have put 4 calls in the first millisecond; the first window's
+  // worth is a fifth wider apart (its calls build connections and reach a target late)
+  gaps(starts).forEach((g, i) => expect(g).toBeGreaterThanOrEqual((i < 4 ? 1.2 : 1) * spacing(4) - 1));
+  expect(starts.at(-1)! - starts[0]!).toBeLessThan((8 + 4 * 0.2) * spacing(4) + 40);
   const stats = (await pacer.stats())['moi-enquiry']!;
   expect(stats.spacingMs).toBeCloseTo(spacing(4), 0);
   expect(stats.refused).toBe(0);
