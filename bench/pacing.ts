@@ -41,6 +41,7 @@ const { values } = parseArgs({
     'no-failing': { type: 'boolean', default: false },
   },
 });
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2; };
 if (values.gateway) {
   await gatewayMode(values.gateway === 'all' ? Object.keys(GATEWAY_SETUPS) : values.gateway.split(','), Number(values.window ?? '1.5'), Number(values.runs));
   process.exit(0);
@@ -49,7 +50,6 @@ const windows = (values.window ?? String(EMBEDDED_MOCK_WINDOW_SECONDS)).split(',
 const loads = values.load.split(',').map(Number);
 const runs = Number(values.runs);
 const failingDefect = values['no-failing'] ? null : values.failing;
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2; };
 
 /** CPU-bound processes beside the run: a busy machine, as CI often is. */
 function burn(n: number): ChildProcess[] {

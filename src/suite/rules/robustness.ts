@@ -1,6 +1,7 @@
 /** Bodies no client should send: each gets a 4xx (never a 5xx, a hang or a dropped connection). */
 import { operation, type OperationId } from '../../contract/catalogue.js';
 import { summarize } from '../../client/exchange.js';
+import { exhausted, transientKind } from '../../client/transient.js';
 import { defineCase } from '../case.js';
 import { expectRejection } from '../expect-rejection.js';
 
@@ -28,6 +29,10 @@ export function registerRobustnessCases(opId: OperationId): void {
       // a body cut off mid-upload on every attempt is judged below, not an ERROR
       const ex = await c.send({ bodyText: b.text(valid), headers, label: b.kind, expect: 'rejection', onExhausted: b.mayBeAccepted ? 'return' : 'error' });
       const o = c.classify(ex);
+      // a gateway's 502/503/504 on every attempt is its bad moment, not an answer to the body (a FAIL
+      // "answered HTTP 503" would blame the service for the gateway)
+      const gateway = ex.response ? transientKind(ex) : undefined;
+      if (b.mayBeAccepted && gateway && gateway !== 'HTTP 429') return c.error(`${exhausted(c.faults.filter((f) => f.op === opId).map((f) => f.kind))} (${b.kind}; last: ${summarize(ex)})`);
       if (b.mayBeAccepted && o.kind !== 'server-error' && o.kind !== 'no-answer') {
         c.observe('answer', o.detail);
         return;
