@@ -2,7 +2,9 @@
  * `npm run prove`: the suite is worth what it catches. Runs it against the conformant mock in both
  * styles and both error forms and with each limiter kind (no FAIL, no ERROR, no unplanned 429
  * allowed: those are false alarms) and against every defect of the mock's catalogue (each must FAIL
- * in a case of the defect's rule family). With `--faults SPEC` (MOCK_FAULTS syntax) it also runs
+ * in a case of the defect's rule family); the spaced limiter both ways, conformant when documented
+ * so (SADAD_RATE_SHAPE=spaced) and a defect when documented as a burst, and with the rate-limit
+ * defects on it. With `--faults SPEC` (MOCK_FAULTS syntax) it also runs
  * the conformant combinations and the rate-limit, duplicate and flow defects behind that flaky
  * gateway. Prints a table and `detected N/M defects, false alarms K`; exits non-zero unless N = M
  * and K = 0. The client judge is proven the same way (client.ts): the sample client must certify

@@ -94,14 +94,24 @@ export function registerRateLimitCases(opId: OperationId): void {
  * all in OVER_CHECKS checks, each from a fresh window, breaks the limit.
  */
 async function burstLimit(c: CaseContext, f: Frame): Promise<void> {
+  return checkUntilJudged(c, f, f.limit + 2, 'the limit', (check, bodies, via, suspect) => oneCheck(c, f, check, bodies, via, suspect));
+}
+
+/**
+ * Checks, each from a quiet operation held alone in the pacer, until one is judged. A check bent by
+ * a transient fault is repeated (3 repeats per retry; one bent while the target was down, an outage,
+ * does not count: the run paused for it); one in which all calls were accepted counts toward
+ * OVER_CHECKS. `calls`: the requests a check needs, prepared before the hold.
+ */
+async function checkUntilJudged(c: CaseContext, f: Frame, calls: number, what: string, one: (check: number, bodies: RequestBody[], via: Via, suspect: string | undefined) => Promise<Check>): Promise<void> {
   let over = 0;
   const bent: number[] = [];
   const start = c.faults.length;
   let suspect: string | undefined;
   for (let check = 1; ; check++) {
-    const bodies = await acceptableRequests(c, f.limit + 2);
+    const bodies = await acceptableRequests(c, calls);
     const mark = c.faults.length;
-    const r = await c.rt.pacer.exclusive(c.def.op, (via) => oneCheck(c, f, check, bodies, via, suspect));
+    const r = await c.rt.pacer.exclusive(c.def.op, (via) => one(check, bodies, via, suspect));
     // a judged check is past every fault the earlier, bent ones met
     if (r.result === 'judged') { c.recovered(start); return; }
     if (r.result === 'over') {
@@ -109,13 +119,12 @@ async function burstLimit(c: CaseContext, f: Frame): Promise<void> {
       if (++over >= OVER_CHECKS) return c.stop(`in ${over} checks, each from a fresh window, all ${f.limit + 1} calls sent together were accepted (limit ${f.limit} per ${f.windowText})`);
       continue;
     }
-    c.observe(`check ${check}`, `not judged: ${r.why}; repeated from a fresh window`);
+    c.observe(`check ${check}`, `not judged: ${r.why}; repeated from a quiet operation`);
     suspect = r.suspect;
-    // a check bent while the target was down (an outage) does not count: the run paused for it
     bent.push(r.at);
     if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) {
       const kinds = c.faults.slice(mark).map((x) => x.kind);
-      return c.error(kinds.length ? `${exhausted(kinds)}: ${r.why}` : `${r.why}, ${bent.length} times: the limit could not be checked`);
+      return c.error(kinds.length ? `${exhausted(kinds)}: ${r.why}` : `${r.why}, ${bent.length} times: ${what} could not be checked`);
     }
   }
 }
@@ -315,22 +324,7 @@ const SOON_TRIES = 5;
  * transient fault bends the check, which is repeated from a quiet operation.
  */
 async function spacedLimit(c: CaseContext, f: Frame): Promise<void> {
-  const bent: number[] = [];
-  const start = c.faults.length;
-  let suspect: string | undefined;
-  for (let check = 1; ; check++) {
-    const bodies = await acceptableRequests(c, f.limit + 3);
-    const mark = c.faults.length;
-    const r = await c.rt.pacer.exclusive(c.def.op, (via) => oneSpacedCheck(c, f, check, bodies, via, suspect));
-    if (r.result !== 'bent') { c.recovered(start); return; }
-    c.observe(`check ${check}`, `not judged: ${r.why}; repeated from a quiet operation`);
-    suspect = r.suspect;
-    bent.push(r.at);
-    if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) {
-      const kinds = c.faults.slice(mark).map((x) => x.kind);
-      return c.error(kinds.length ? `${exhausted(kinds)}: ${r.why}` : `${r.why}, ${bent.length} times: the spacing could not be checked`);
-    }
-  }
+  return checkUntilJudged(c, f, f.limit + 3, 'the spacing', (check, bodies, via, suspect) => oneSpacedCheck(c, f, check, bodies, via, suspect));
 }
 
 async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: RequestBody[], via: Via, suspect: string | undefined): Promise<Check> {
