@@ -142,8 +142,10 @@ export class Budget {
       if (took > usual + 2) this.nextAt = Math.max(this.nextAt, now - usual + this.currentSpacingMs);
       this.durations.push(took);
       if (this.durations.length > 16) this.durations.shift();
+      this.lastActivity = Math.max(this.lastActivity, now);
     }
-    this.lastActivity = Math.max(this.lastActivity, now);
+    // a release of a slot already released (the coordinator's lease, long after the answer) is no
+    // activity: taken as one, it kept a burst from ever finding its operation quiet
     this.pump();
   }
 

@@ -163,3 +163,20 @@ test('calls queued behind a burst that waits for the last one to be forgotten go
   expect(Math.max(...behind)).toBeLessThan(Math.min(...secondBurst));
   expect(Math.min(...secondBurst) - Math.min(...first)).toBeGreaterThanOrEqual(2 * (W + 10) - 2);
 });
+
+test('the coordinator\'s lease releasing a slot long after its answer is no activity: a burst still finds the operation quiet', async () => {
+  const c = await startCoordinator({ windowSeconds: W / 1000, limits: ops(3), marginMs: 10, leaseMs: 150 });
+  try {
+    const pacer = new RemotePacer(c.url);
+    // calls whose leases run out (150 ms after each grant) while the burst waits for its quiet
+    const before = await paced(pacer, 3);
+    const burst: number[] = [];
+    await pacer.exclusive('moi-enquiry', async (via) => { await via(async () => { burst.push(performance.now()); }); });
+    const quiet = quietSpans(3) * (W + 10);
+    expect(burst[0]! - before.at(-1)!).toBeGreaterThanOrEqual(quiet - 5);
+    // not pushed back by the leases running out after the last call's answer
+    expect(burst[0]! - before.at(-1)!).toBeLessThan(quiet + 150);
+  } finally {
+    await c.close();
+  }
+});

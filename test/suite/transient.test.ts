@@ -124,6 +124,37 @@ test('retries exhausted: ERROR naming the fault and the attempts, never FAIL', a
   }
 });
 
+test('a 429 outside the rate-limit cases is the gateway\'s limiter: the pacing slows down and sends the call again, never at a case\'s expense; a gateway that keeps refusing ends the case NOT_RUN', async () => {
+  // a quarter of the calls answered 429 by the "gateway" (not counted by the mock's own limiter), no retries allowed
+  const flaky = await startMock({ port: 0, ...RAISED, faults: { 429: 0.25, seed: 7, 'retry-after': 1 } });
+  try {
+    const run = await suiteAgainst(flaky, { SADAD_CASES: 'bill-enquiry.req.BillerId.*,bill-payment.flow.*,moi-enquiry.res.schema', SADAD_RETRIES: '0' });
+    const results = evidence(run);
+    const paced = results.flatMap((r) => (r.transient ?? []).filter((f) => (f as { paced?: boolean }).paced));
+    expect(paced.length, 'refusals the pacing adapted to').toBeGreaterThan(0);
+    expect(paced.every((f) => f.recovered && f.kind === 'HTTP 429')).toBe(true);
+    expect(results.filter((r) => r.verdict !== 'PASS').map((r) => `${r.id} ${r.verdict}: ${r.notes.map((n) => n.text).join(' | ')}`), run.output.slice(-2000)).toEqual([]);
+    const pacing = JSON.parse(readFileSync(join(run.reportsDir, 'pacing.json'), 'utf8')) as { operations: Record<string, { refused: number; slowestSpacingMs: number; spacingMs: number }> };
+    const slowed = Object.values(pacing.operations).filter((o) => o.refused > 0);
+    expect(slowed.length).toBeGreaterThan(0);
+    for (const o of slowed) expect(o.slowestSpacingMs).toBeGreaterThan(o.spacingMs);
+    const report = JSON.parse(readFileSync(join(run.reportsDir, 'certification.json'), 'utf8')) as { observations: { availability: { pacing: { summary: string } } } };
+    expect(report.observations.availability.pacing.summary).toMatch(/^the gateway refused \d+ calls? as over its limit outside the rate-limit cases; the pacing slowed down/);
+  } finally {
+    await flaky.close();
+  }
+  // every call refused: the case waits while the pacing adapts, for SADAD_MAX_OUTAGE_SECONDS, then stops NOT_RUN (resumable), never ERROR
+  const closed = await startMock({ port: 0, ...RAISED, faults: { 429: 1, 'retry-after': 1 } });
+  try {
+    const run = await suiteAgainst(closed, { SADAD_CASES: 'moi-enquiry.res.schema', SADAD_MAX_OUTAGE_SECONDS: '2' });
+    const [r] = evidence(run);
+    expect([r?.verdict, r?.notes.map((n) => n.text).join(' | ')]).toEqual(['NOT_RUN', expect.stringMatching(/the gateway kept refusing moi-enquiry as over its limit for \d+ s .*SADAD_MAX_OUTAGE_SECONDS=2.*--resume/)]);
+    expect(run.code).toBe(1);
+  } finally {
+    await closed.close();
+  }
+});
+
 test('a token revoked mid-run: renewed once with client credentials, an ERROR with a static token', async () => {
   const mock = await startMock({ port: 0, ...RAISED, faults: { revoke: 0.3, seed: 3 } });
   try {
