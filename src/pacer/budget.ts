@@ -320,12 +320,12 @@ const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /**
  * A margin that absorbs the network's jitter and timer granularity between the suite and the
- * target's counter. 2 % of the window (1.2 s of a 60 s window: jitter on the way to a sandbox is
+ * target's counter. 1 % of the window (0.6 s of a 60 s window: jitter on the way to a sandbox is
  * tenths of a second), at least 30 ms; at least 50 ms for the embedded mock's sub-second windows,
  * where a loaded machine's timers are the jitter (measured: docs/running.md). It is paid on every
  * window of a run, so it is kept small: a gateway stricter than the margin allows is met by
  * adaptation, not by a larger margin for every target.
  */
 export function defaultMarginMs(windowMs: number): number {
-  return Math.min(2000, Math.max(windowMs < 1000 ? 50 : 30, Math.round(windowMs * 0.02)));
+  return Math.min(2000, Math.max(windowMs < 1000 ? 50 : 30, Math.round(windowMs * 0.01)));
 }
