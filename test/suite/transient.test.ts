@@ -133,13 +133,13 @@ test('a 429 outside the rate-limit cases is the gateway\'s limiter: the pacing s
     const paced = results.flatMap((r) => (r.transient ?? []).filter((f) => (f as { paced?: boolean }).paced));
     expect(paced.length, 'refusals the pacing adapted to').toBeGreaterThan(0);
     expect(paced.every((f) => f.recovered && f.kind === 'HTTP 429')).toBe(true);
-    expect(results.filter((r) => r.verdict !== 'PASS').map((r) => `${r.id} ${r.verdict}: ${r.notes.map((n) => n.text).join(' | ')}`), run.output.slice(-2000)).toEqual([]);
+    expect(results.filter((r) => ['FAIL', 'ERROR', 'INCONCLUSIVE', 'NOT_RUN'].includes(r.verdict)).map((r) => `${r.id} ${r.verdict}: ${r.notes.map((n) => n.text).join(' | ')}`), run.output.slice(-2000)).toEqual([]);
     const pacing = JSON.parse(readFileSync(join(run.reportsDir, 'pacing.json'), 'utf8')) as { operations: Record<string, { refused: number; slowestSpacingMs: number; spacingMs: number }> };
     const slowed = Object.values(pacing.operations).filter((o) => o.refused > 0);
     expect(slowed.length).toBeGreaterThan(0);
     for (const o of slowed) expect(o.slowestSpacingMs).toBeGreaterThan(o.spacingMs);
-    const report = JSON.parse(readFileSync(join(run.reportsDir, 'certification.json'), 'utf8')) as { observations: { availability: { pacing: { summary: string } } } };
-    expect(report.observations.availability.pacing.summary).toMatch(/^the gateway refused \d+ calls? as over its limit outside the rate-limit cases; the pacing slowed down/);
+    // the console's closing line (the package's availability section says the same)
+    expect(run.output).toMatch(/\npacing: the gateway refused \d+ calls? as over its limit outside the rate-limit cases; the pacing slowed down/);
   } finally {
     await flaky.close();
   }
