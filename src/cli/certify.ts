@@ -109,7 +109,7 @@ export function playwrightArgs(args: string[], env: NodeJS.ProcessEnv): { args: 
 
 /** Exit code of a package: 0 when nothing in it fails the run (no unwaived FAIL or ERROR, nothing NOT_RUN), else 1. */
 export function packageExitCode(report: CertificationReport): number {
-  return report.outcome.unexpected.length || report.outcome.notRun.length || changeFails(report) ? 1 : 0;
+  return report.outcome.unexpected.length || report.outcome.notRun.length || changeFails(report).length ? 1 : 0;
 }
 
 function summary(report: CertificationReport, dir: string): string {

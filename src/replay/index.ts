@@ -36,6 +36,7 @@ export interface RejudgedCase {
   /** The notes of the re-judged verdict. */
   notes: Note[];
   observations: Record<string, unknown>;
+  facts?: Record<string, string>;
   transient: { op: string; kind: string; recovered: boolean }[];
   accepted: string[];
   requires?: { acceptance: string };
@@ -147,7 +148,7 @@ async function replayWorker(worker: string, records: EvidenceRecord[]): Promise<
     const recorded = ev.verdict;
     const done = (rejudged: Verdict, notes: Note[], divergence?: string, c?: CaseContext): RejudgedCase => ({
       id: ev.id, recorded, rejudged, ...(divergence ? { divergence } : {}), notes,
-      observations: c?.observations ?? {}, transient: c?.faults ?? [], accepted: c ? [...c.acceptedOps] : [],
+      observations: c?.observations ?? {}, ...(c ? { facts: c.stableFacts() } : {}), transient: c?.faults ?? [], accepted: c ? [...c.acceptedOps] : [],
       ...(c?.requiresAcceptance ? { requires: { acceptance: c.requiresAcceptance } } : {}),
     });
     const spec = casesFor(String((ev.replay!.config as { profile?: unknown }).profile ?? 'full')).get(ev.id);
@@ -221,7 +222,7 @@ export async function rejudgePackage(dir: string, preflightOps?: string[]): Prom
       // the reporter wrote it for a case that ended without a verdict: there is no verdict to re-judge, only to keep
       const kept = ev.verdict === 'NOT_RUN' || ev.verdict === 'ERROR';
       const why = 'no case wrote this evidence (the reporter did, for a case that ended without a verdict): only NOT_RUN or ERROR can stand';
-      results.push({ id: ev.id, recorded: ev.verdict, rejudged: kept ? ev.verdict : 'NOT_RUN', ...(kept ? {} : { divergence: why }), notes: (ev.notes ?? []).map((n) => ({ verdict: n.verdict, text: n.text })), observations: ev.observations ?? {}, transient: ev.transient ?? [], accepted: [] });
+      results.push({ id: ev.id, recorded: ev.verdict, rejudged: kept ? ev.verdict : 'NOT_RUN', ...(kept ? {} : { divergence: why }), notes: (ev.notes ?? []).map((n) => ({ verdict: n.verdict, text: n.text })), observations: ev.observations ?? {}, ...(ev.facts ? { facts: ev.facts } : {}), transient: ev.transient ?? [], accepted: [] });
       continue;
     }
     if (!ev.replay || typeof ev.replay.worker !== 'string' || !Array.isArray(ev.replay.inputs) || !ev.replay.config) {

@@ -54,6 +54,7 @@ export async function writeRejudgedPackage(from: string, out: string, now = new 
       testStatus: testStatusOf(r.rejudged),
       notes: r.notes,
       observations: r.divergence ? ev.observations ?? {} : r.observations,
+      ...((r.divergence ? ev.facts : r.facts) ? { facts: (r.divergence ? ev.facts : r.facts)! } : {}),
       transient: r.divergence ? ev.transient ?? [] : r.transient,
       accepted: r.divergence ? [] : r.accepted,
       ...(r.requires && !r.divergence ? { requires: r.requires } : {}),

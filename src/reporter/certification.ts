@@ -20,7 +20,7 @@ import { maskText } from '../client/redact.js';
 import { ROOT, reportsDir } from '../paths.js';
 import { CERTIFICATION_REPORTER, VERDICT_ORDER } from '../suite/verdicts.js';
 import { formatCauses } from './causes.js';
-import { changeFails, formatChanges } from './compare.js';
+import { changeFails, failOnOrDefault, formatChanges, kindsText } from './compare.js';
 import { manifestCase, plannedCase, recordOfResult } from './collect.js';
 import { CHECKSUM_FILE } from './checksum.js';
 import { runIdentity, type RunIdentity } from './identity.js';
@@ -147,7 +147,7 @@ export default class CertificationReporter implements Reporter {
     const line = VERDICT_ORDER.filter((k) => v[k]).map((k) => `${v[k]} ${k}`).join(', ');
     const merged = report.runs.length > 1 ? ` (${report.runs.length} runs merged)` : '';
     const resume = v.NOT_RUN ? `\n  ${v.NOT_RUN} case${v.NOT_RUN === 1 ? '' : 's'} did not finish: \`npm run certify -- --resume\` runs ${v.NOT_RUN === 1 ? 'it' : 'them'}` : '';
-    if (report.changes) console.log(`\n${formatChanges(report.changes)}`);
+    if (report.changes) console.log(`\n${formatChanges(report.changes, failOnOrDefault())}`);
     console.log(`\nCertification: ${report.outcome.summary}\n  ${report.counts.cases} cases${merged}: ${line || 'none'}; ${formatDuration(report.fingerprint.durationMs / 1000)}${resume}` +
       `\n  ${join(dir, 'certification.html')} (and .json, ${CHECKSUM_FILE})`);
     const causes = formatCauses(report.causes);
@@ -164,9 +164,10 @@ export default class CertificationReporter implements Reporter {
       console.log(`${n} case${n === 1 ? '' : 's'} FAIL, ERROR or INCONCLUSIVE: Playwright marks ${n === 1 ? 'it' : 'them'} ✘ as expected failures (and counts ${n === 1 ? 'it' : 'them'} in its "passed"); the verdicts above are what count, and the run fails.`);
       return { status: 'failed' };
     }
-    // SADAD_FAIL_ON=change: a nightly fails on any change since SADAD_COMPARE, not only on a FAIL
-    if (changeFails(report) && result.status === 'passed') {
-      console.log(`\nSADAD_FAIL_ON=change: ${report.changes!.count} change${report.changes!.count === 1 ? '' : 's'} since ${report.changes!.previous.file}: the run fails.`);
+    // SADAD_FAIL_ON=verdict|behaviour|any: a nightly fails on a change since SADAD_COMPARE, not only on a FAIL
+    const failing = changeFails(report);
+    if (failing.length && result.status === 'passed') {
+      console.log(`\nSADAD_FAIL_ON=${failOnOrDefault()}: ${kindsText(report.changes!, failing)} change${failing.length === 1 && report.changes!.byKind?.[failing[0]!] === 1 ? '' : 's'} since ${report.changes!.previous.file}: the run fails.`);
       return { status: 'failed' };
     }
   }

@@ -209,6 +209,7 @@ export function caseFromEvidence(planned: ManifestCase, ev: EvidenceRecord, runI
     verdict,
     notes,
     observation,
+    ...(ev.facts && typeof ev.facts === 'object' ? { facts: Object.fromEntries(Object.entries(ev.facts).map(([k, v]) => [k, maskText(String(v))])) } : {}),
     waiver: null,
     testStatus: ev.testStatus ?? testStatusOf(verdict),
     durationMs: Math.max(0, Math.round(Number(ev.durationMs) || 0)),

@@ -1,20 +1,34 @@
 /**
- * What changed since a previous run (`--compare <certification.json>`, SADAD_COMPARE): verdicts
- * that changed, cases added or removed, and what the target does where the spec is silent
- * (rejection form, rate-limit answer and headers, Retry-After, error body shapes, duplicate
- * handling, strict-profile deviations, the response fields and their types, availability). A
- * sandbox that moves from HTTP 400 to in-band rejections, or turns a number into a string that is
- * still lenient-valid, keeps every case PASS: only a comparison shows it.
+ * What changed since a previous run (`--compare <certification.json>`, SADAD_COMPARE): changes of
+ * behaviour, never of timing or of values the service or the seed generate, in four kinds:
+ * - `verdict`: verdicts that changed, cases added or removed, and the rule a case judges (its level,
+ *   sections or expectation);
+ * - `behaviour`: what the target does, read from each case's stable facts (CaseContext.stableFacts:
+ *   the statuses and body shapes of its answers, the rejection form, the rate-limit answer and its
+ *   headers, duplicate handling, response fields and types, strict-profile deviations by field, ...)
+ *   and the error body shapes; identical changes of many cases of an operation read as one;
+ * - `availability`: the kinds of transient fault, refusals by the gateway's limiter outside the
+ *   rate-limit cases, outages: the network and the hour as much as the target;
+ * - `fingerprint`: suite version, schema, target, profile, limits, selection.
+ * A sandbox that moves from HTTP 400 to in-band rejections, or turns a number into a string that is
+ * still lenient-valid, keeps every case PASS: only a comparison shows it. A timing or a value that
+ * crosses a rule's threshold shows as the verdict change it causes. SADAD_FAIL_ON decides which
+ * kinds fail the run.
  */
-import { spanText } from './availability.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../contract/prefix.js';
 import { oneOf } from '../config/env-values.js';
 import type { CaseReport, CertificationReport } from './model.js';
 
+export type ChangeKind = 'verdict' | 'behaviour' | 'availability' | 'fingerprint';
+export const CHANGE_KINDS: readonly ChangeKind[] = ['verdict', 'behaviour', 'availability', 'fingerprint'];
+
 export interface VerdictChange { case: string; operation: string; previous: string; current: string; kind: 'newly failing' | 'fixed' | 'changed' }
-export interface BehaviourChange { topic: string; operation: string | null; previous: string; current: string }
+/** The rule a case judges changed (a suite of another version): its level, sections or expectation. */
+export interface RuleChange { case: string; operation: string; previous: string; current: string }
+/** A stable fact that changed; `cases`: the cases that saw the same change (none for a fact of the whole run). */
+export interface BehaviourChange { topic: string; operation: string | null; previous: string; current: string; cases?: string[] }
 export interface FingerprintDifference { field: string; previous: string | null; current: string | null }
 
 export interface Changes {
@@ -25,12 +39,20 @@ export interface Changes {
   verdicts: VerdictChange[];
   added: string[];
   removed: string[];
+  rules?: RuleChange[];
   behaviour: BehaviourChange[];
-  /** verdicts + added + removed + behaviour: what SADAD_FAIL_ON=change fails on. */
+  availability?: BehaviourChange[];
+  /** How many changes of each kind. */
+  byKind?: Record<ChangeKind, number>;
+  /** Why some behaviour could not be compared (a package of a suite that recorded no stable facts). */
+  limits?: string[];
+  /** verdict + behaviour changes: what SADAD_FAIL_ON=behaviour (and `change`) fails on. */
   count: number;
 }
 
 const BLOCKING = new Set(['FAIL', 'ERROR', 'INCONCLUSIVE', 'NOT_RUN']);
+/** Verdicts of a case that looked at the target: its facts mean something. */
+const JUDGED = new Set(['PASS', 'WARN', 'FAIL', 'OBSERVED', 'INCONCLUSIVE']);
 
 const str = (v: unknown): string => (v === undefined || v === null ? 'none' : typeof v === 'string' ? v : JSON.stringify(v));
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
@@ -38,42 +60,31 @@ const list = (xs: string[]) => (xs.length ? xs.join('; ') : 'none');
 
 type Facts = Map<string, { topic: string; operation: string | null; value: string }>;
 
-/** What the target does where the spec is silent, as comparable facts keyed by topic and operation. */
+/** What the target does over the whole run, apart from its cases' facts: the error body shapes. */
 export function behaviourFacts(r: CertificationReport): Facts {
   const facts: Facts = new Map();
-  const put = (topic: string, operation: string | null, value: string) => facts.set(`${topic}|${operation ?? ''}`, { topic, operation, value });
   const o = r.observations;
-  for (const [op, forms] of Object.entries(o.rejectionForms ?? {})) put('rejection form', op, list(sorted(Object.keys(forms))));
-  for (const [op, rl] of Object.entries(o.rateLimit ?? {})) {
-    put('rate-limit answer', op, str(rl.answer));
-    const headers = rl.headers && typeof rl.headers === 'object' ? rl.headers : null;
-    put('rate-limit headers', op, headers ? list(sorted(Object.keys(headers))) : str(rl.headers));
-    put('Retry-After', op, headers ? str(headers['retry-after']) : 'none');
-  }
-  put('error body shapes', null, list(sorted((o.errorBodyShapes ?? []).map((s) => `${s.form}${s.keys.length ? ` {${s.keys.map((k) => `${k.name}: ${k.type}`).join(', ')}}` : ''}`))));
-  for (const d of o.duplicates ?? []) put(`duplicate handling (${d.case})`, d.operation, str(d.handling));
-  for (const [op, v] of Object.entries(o.clientHeadersRequired ?? {})) put('clientid/clientsecret required', op, v.value.replace(/\(.*\)$/, '').trim());
-  for (const [op, v] of Object.entries(o.responseStyle ?? {})) put('response style', op, v);
-  const availability = o.availability;
+  facts.set('error body shapes|', { topic: 'error body shapes', operation: null, value: list(sorted((o.errorBodyShapes ?? []).map((s) => `${s.form}${s.keys.length ? ` {${s.keys.map((k) => `${k.name}: ${k.type}`).join(', ')}}` : ''}`))) });
+  return facts;
+}
+
+/** How the run went through the network: the kinds of fault, the gateway's refusals, outages (how many, not when or how long each). */
+export function availabilityFacts(r: CertificationReport): Facts {
+  const facts: Facts = new Map();
+  const put = (topic: string, operation: string | null, value: string) => facts.set(`${topic}|${operation ?? ''}`, { topic, operation, value });
+  const availability = r.observations?.availability;
   for (const [op, a] of Object.entries(availability?.byOperation ?? {})) {
-    // the kinds of fault seen, not their number: a blip more or less is no change of behaviour
+    // the kinds of fault seen, not their number: a blip more or less is no change
     const kinds = Object.entries(a.byKind ?? {}).filter(([, n]) => n.faults > 0).map(([k, n]) => `${k}${n.recovered < n.faults ? ' (not always recovered)' : ''}`);
     put('transient faults', op, list(sorted(kinds)));
   }
-  // what the gateway allowed: whether it refused calls the pacing spaced (not how many: a refusal more
-  // or less is the network's jitter), and the over-limit answer it gives when that is not a 429
+  // whether the gateway refused calls the pacing spaced (not how many: a refusal more or less is the
+  // network's jitter), and the over-limit answer it gives when that is not a 429
   for (const [op, p] of Object.entries(availability?.pacing?.byOperation ?? {})) put('gateway refusals outside the rate-limit cases', op, p.refused ? 'some (the pacing slowed down)' : 'none');
   if (availability?.pacing) put('over-limit answer other than 429', null, list(sorted(availability.pacing.overLimit.map((o) => `HTTP ${o.status}`))));
-  // how often, and how long, the target was down: the times themselves differ in every run
   const outages = availability?.outages ?? [];
-  put('outages', null, outages.length ? `${outages.length} outage${outages.length === 1 ? '' : 's'}, ${spanText(outages.reduce((t, o) => t + (o.durationMs || 0), 0))} in all${outages.some((o) => o.gaveUp) ? ', the run gave up waiting' : ''}` : 'none');
-  for (const c of r.cases) {
-    if (c.family !== 'response-schema') continue;
-    const fields = c.observation?.['response fields'];
-    if (Array.isArray(fields)) put('response fields', c.operation, fields.map(String).join('\n'));
-    const strict = c.notes.filter((n) => n.verdict === 'WARN' && n.text.startsWith('strict profile:')).map((n) => n.text.replace(/\/\d+(?=\/)/g, '/[]'));
-    if (c.verdict !== 'NOT_RUN') put('strict-profile deviations', c.operation, list(sorted(strict)));
-  }
+  // how many, not how long: the length of an outage is the hour's, not the target's behaviour
+  put('outages', null, outages.length ? `${outages.length} outage${outages.length === 1 ? '' : 's'}${outages.some((o) => o.gaveUp) ? ', the run gave up waiting' : ''}` : 'none');
   return facts;
 }
 
@@ -94,7 +105,9 @@ function fingerprintDifferences(p: CertificationReport, c: CertificationReport):
     ['suite version', (r) => r.fingerprint.suite.version],
     ['suite commit', (r) => r.fingerprint.suite.commit],
     ['schema hash', (r) => r.fingerprint.schemaHash],
-    ['target', (r) => r.fingerprint.target.url],
+    // the target as configured (`embedded mock`), not the address the run reached: the embedded
+    // mock listens on a new port every run
+    ['target', (r) => r.identity?.target ?? r.fingerprint.target.url],
     ['target profile', (r) => r.fingerprint.target.profile],
     ['limits', (r) => r.fingerprint.limits],
     ['selection', (r) => r.fingerprint.selection],
@@ -109,56 +122,119 @@ function fingerprintDifferences(p: CertificationReport, c: CertificationReport):
   return out;
 }
 
-export function compareReports(previous: CertificationReport, current: CertificationReport, file: string): Changes {
-  const before = new Map<string, CaseReport>(previous.cases.map((c) => [c.id, c]));
-  const now = new Map<string, CaseReport>(current.cases.map((c) => [c.id, c]));
-  const verdicts: VerdictChange[] = [];
+const ruleOf = (c: CaseReport) => `${c.level} §${c.sections.join(', §')}: ${c.expectation}`;
+
+/**
+ * The cases' stable facts that changed, one change per operation, fact and before/after with the
+ * cases that saw it: a sandbox that turns to in-band rejections reads as one change per operation,
+ * not one per request case. Only cases that looked at the target in both runs (a judged verdict),
+ * and that both recorded facts, are compared.
+ */
+function caseFactChanges(before: Map<string, CaseReport>, now: Map<string, CaseReport>): BehaviourChange[] {
+  const groups = new Map<string, BehaviourChange & { cases: string[] }>();
   for (const [id, c] of now) {
     const p = before.get(id);
-    if (!p || p.verdict === c.verdict) continue;
-    const kind = BLOCKING.has(c.verdict) && !BLOCKING.has(p.verdict) ? 'newly failing' : !BLOCKING.has(c.verdict) && BLOCKING.has(p.verdict) ? 'fixed' : 'changed';
-    verdicts.push({ case: id, operation: c.operation, previous: p.verdict, current: c.verdict, kind });
+    if (!p?.facts || !c.facts || !JUDGED.has(p.verdict) || !JUDGED.has(c.verdict)) continue;
+    for (const topic of sorted([...Object.keys(p.facts), ...Object.keys(c.facts)])) {
+      const x = p.facts[topic] ?? 'none';
+      const y = c.facts[topic] ?? 'none';
+      if (x === y) continue;
+      const values = topic === 'response fields' ? fieldChanges(x, y) : { previous: x, current: y };
+      const key = JSON.stringify([c.operation, topic, values.previous, values.current]);
+      const g = groups.get(key) ?? { topic, operation: c.operation, ...values, cases: [] };
+      g.cases.push(id);
+      groups.set(key, g);
+    }
   }
-  const added = [...now.keys()].filter((id) => !before.has(id)).sort();
-  const removed = [...before.keys()].filter((id) => !now.has(id)).sort();
-  const a = behaviourFacts(previous);
-  const b = behaviourFacts(current);
-  const behaviour: BehaviourChange[] = [];
+  return [...groups.values()].map((g) => ({ ...g, cases: g.cases.sort() }));
+}
+
+function factChanges(a: Facts, b: Facts): BehaviourChange[] {
+  const out: BehaviourChange[] = [];
   for (const key of sorted([...a.keys(), ...b.keys()])) {
     const x = a.get(key);
     const y = b.get(key);
     // a fact only one run could observe (a case not run, a family not selected) is no change of behaviour
     if (!x || !y || x.value === y.value) continue;
-    const values = x.topic === 'response fields' ? fieldChanges(x.value, y.value) : { previous: x.value, current: y.value };
-    behaviour.push({ topic: x.topic, operation: x.operation, ...values });
+    out.push({ topic: x.topic, operation: x.operation, previous: x.value, current: y.value });
   }
+  return out;
+}
+
+export function compareReports(previous: CertificationReport, current: CertificationReport, file: string): Changes {
+  const before = new Map<string, CaseReport>(previous.cases.map((c) => [c.id, c]));
+  const now = new Map<string, CaseReport>(current.cases.map((c) => [c.id, c]));
+  const verdicts: VerdictChange[] = [];
+  const rules: RuleChange[] = [];
+  for (const [id, c] of now) {
+    const p = before.get(id);
+    if (!p) continue;
+    if (ruleOf(p) !== ruleOf(c)) rules.push({ case: id, operation: c.operation, previous: ruleOf(p), current: ruleOf(c) });
+    if (p.verdict === c.verdict) continue;
+    const kind = BLOCKING.has(c.verdict) && !BLOCKING.has(p.verdict) ? 'newly failing' : !BLOCKING.has(c.verdict) && BLOCKING.has(p.verdict) ? 'fixed' : 'changed';
+    verdicts.push({ case: id, operation: c.operation, previous: p.verdict, current: c.verdict, kind });
+  }
+  const added = [...now.keys()].filter((id) => !before.has(id)).sort();
+  const removed = [...before.keys()].filter((id) => !now.has(id)).sort();
+  const behaviour = [...caseFactChanges(before, now), ...factChanges(behaviourFacts(previous), behaviourFacts(current))]
+    .sort((x, y) => (x.operation ?? '').localeCompare(y.operation ?? '') || x.topic.localeCompare(y.topic));
+  const availability = factChanges(availabilityFacts(previous), availabilityFacts(current));
+  const limits: string[] = [];
+  const factless = (r: CertificationReport) => r.cases.length > 0 && r.cases.every((c) => !c.facts);
+  if (factless(previous)) limits.push('the previous package records no stable facts (written by an earlier suite): only verdicts, cases, error body shapes and availability are compared');
   const order = { 'newly failing': 0, fixed: 1, changed: 2 };
   verdicts.sort((p, q) => order[p.kind] - order[q.kind] || (p.case < q.case ? -1 : 1));
+  const fingerprint = fingerprintDifferences(previous, current);
+  const byKind: Record<ChangeKind, number> = {
+    verdict: verdicts.length + added.length + removed.length + rules.length,
+    behaviour: behaviour.length,
+    availability: availability.length,
+    fingerprint: fingerprint.length,
+  };
   return {
     previous: {
       file, runId: previous.runs?.at(-1)?.runId ?? null, startedAt: previous.fingerprint?.startedAt ?? null,
-      target: previous.fingerprint?.target?.url ?? null, suite: previous.fingerprint?.suite ? `${previous.fingerprint.suite.version}${previous.fingerprint.suite.commit ? ` (${previous.fingerprint.suite.commit.slice(0, 12)})` : ''}` : null,
+      target: previous.identity?.target ?? previous.fingerprint?.target?.url ?? null,
+      suite: previous.fingerprint?.suite ? `${previous.fingerprint.suite.version}${previous.fingerprint.suite.commit ? ` (${previous.fingerprint.suite.commit.slice(0, 12)})` : ''}` : null,
     },
-    fingerprint: fingerprintDifferences(previous, current),
-    verdicts, added, removed, behaviour,
-    count: verdicts.length + added.length + removed.length + behaviour.length,
+    fingerprint, verdicts, added, removed, rules, behaviour, availability, byKind, limits,
+    count: byKind.verdict + byKind.behaviour,
   };
 }
 
-/** The console's summary of the changes. */
-export function formatChanges(ch: Changes, max = 8): string {
-  const lines = [`Changes since ${ch.previous.runId ?? ch.previous.file} (${ch.previous.startedAt ?? 'unknown date'}): ${ch.count === 0 ? 'none' : ch.count}`];
-  for (const f of ch.fingerprint) lines.push(`  fingerprint: ${f.field} ${f.previous ?? 'none'} -> ${f.current ?? 'none'}`);
-  const byKind = (k: VerdictChange['kind']) => ch.verdicts.filter((v) => v.kind === k);
-  for (const k of ['newly failing', 'fixed', 'changed'] as const) {
-    const vs = byKind(k);
-    if (!vs.length) continue;
-    lines.push(`  ${vs.length} ${k}: ${vs.slice(0, max).map((v) => `${v.case} (${v.previous} -> ${v.current})`).join(', ')}${vs.length > max ? ', ...' : ''}`);
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const casesText = (cases: string[] | undefined, max = 3) => (cases?.length ? ` [${cases.length > max ? `${plural(cases.length, 'case')}, e.g. ${cases.slice(0, max).join(', ')}` : cases.join(', ')}]` : '');
+
+/** The console's summary of the changes, by kind. */
+export function formatChanges(ch: Changes, failOn: FailOn = 'fail', max = 8): string {
+  const byKind = ch.byKind ?? { verdict: ch.verdicts.length + ch.added.length + ch.removed.length, behaviour: ch.behaviour.length, availability: 0, fingerprint: ch.fingerprint.length };
+  const failing = failingKinds(failOn);
+  const total = CHANGE_KINDS.reduce((t, k) => t + byKind[k], 0);
+  const lines = [`Changes since ${ch.previous.runId ?? ch.previous.file} (${ch.previous.startedAt ?? 'unknown date'}): ${total === 0 ? 'none' : CHANGE_KINDS.filter((k) => byKind[k]).map((k) => `${byKind[k]} ${k}${failing.includes(k) ? ' (fails the run: SADAD_FAIL_ON=' + failOn + ')' : ''}`).join(', ')}`];
+  if (byKind.verdict) {
+    lines.push(`  verdict (${byKind.verdict}):`);
+    for (const k of ['newly failing', 'fixed', 'changed'] as const) {
+      const vs = ch.verdicts.filter((v) => v.kind === k);
+      if (vs.length) lines.push(`    ${vs.length} ${k}: ${vs.slice(0, max).map((v) => `${v.case} (${v.previous} -> ${v.current})`).join(', ')}${vs.length > max ? ', ...' : ''}`);
+    }
+    if (ch.added.length) lines.push(`    ${ch.added.length} cases added: ${ch.added.slice(0, max).join(', ')}${ch.added.length > max ? ', ...' : ''}`);
+    if (ch.removed.length) lines.push(`    ${ch.removed.length} cases removed: ${ch.removed.slice(0, max).join(', ')}${ch.removed.length > max ? ', ...' : ''}`);
+    const rules = ch.rules ?? [];
+    if (rules.length) lines.push(`    ${rules.length} rules changed: ${rules.slice(0, max).map((r) => r.case).join(', ')}${rules.length > max ? ', ...' : ''}`);
   }
-  if (ch.added.length) lines.push(`  ${ch.added.length} cases added: ${ch.added.slice(0, max).join(', ')}${ch.added.length > max ? ', ...' : ''}`);
-  if (ch.removed.length) lines.push(`  ${ch.removed.length} cases removed: ${ch.removed.slice(0, max).join(', ')}${ch.removed.length > max ? ', ...' : ''}`);
-  for (const b of ch.behaviour.slice(0, max)) lines.push(`  ${b.topic}${b.operation ? ` (${b.operation})` : ''}: ${b.previous.slice(0, 120)} -> ${b.current.slice(0, 120)}`);
-  if (ch.behaviour.length > max) lines.push(`  ... ${ch.behaviour.length - max} more behaviour changes (certification.html lists them all)`);
+  const facts = (kind: ChangeKind, xs: BehaviourChange[]) => {
+    if (!xs.length) return;
+    lines.push(`  ${kind} (${xs.length}):`);
+    for (const b of xs.slice(0, max)) lines.push(`    ${b.topic}${b.operation ? ` (${b.operation})` : ''}: ${b.previous.slice(0, 120)} -> ${b.current.slice(0, 120)}${casesText(b.cases)}`);
+    if (xs.length > max) lines.push(`    ... ${xs.length - max} more (certification.html lists them all)`);
+  };
+  facts('behaviour', ch.behaviour);
+  facts('availability', ch.availability ?? []);
+  if (ch.fingerprint.length) {
+    lines.push(`  fingerprint (${ch.fingerprint.length}):`);
+    for (const f of ch.fingerprint) lines.push(`    ${f.field}: ${f.previous ?? 'none'} -> ${f.current ?? 'none'}`);
+  }
+  for (const l of ch.limits ?? []) lines.push(`  note: ${l}`);
   return lines.join('\n');
 }
 
@@ -177,16 +253,42 @@ export function loadComparison(env: NodeJS.ProcessEnv = process.env): { file: st
   return { file: raw, report };
 }
 
-export type FailOn = 'fail' | 'change';
+/**
+ * SADAD_FAIL_ON: which outcome makes the exit code non-zero besides a run that does not certify.
+ * `fail` (default): only that; `verdict`: also a verdict changed, a case added or removed, or a rule
+ * changed since SADAD_COMPARE; `behaviour` (and its older name `change`): also what the target does;
+ * `any`: also availability (fault kinds, the gateway's refusals, outages) and the fingerprint.
+ */
+export type FailOn = 'fail' | 'verdict' | 'behaviour' | 'any' | 'change';
 
-/** Whether SADAD_FAIL_ON=change makes this package's run fail: something changed since SADAD_COMPARE. */
-export function changeFails(report: CertificationReport, env: NodeJS.ProcessEnv = process.env): boolean {
-  let failOn: FailOn = 'fail';
-  try { failOn = failOnFrom(env); } catch { /* reported, naming the variable, before the run */ }
-  return failOn === 'change' && !!report.changes && report.changes.count > 0;
+export function failingKinds(failOn: FailOn): ChangeKind[] {
+  switch (failOn) {
+    case 'fail': return [];
+    case 'verdict': return ['verdict'];
+    case 'behaviour': case 'change': return ['verdict', 'behaviour'];
+    case 'any': return [...CHANGE_KINDS];
+  }
 }
 
-/** SADAD_FAIL_ON: `fail` (default: the exit code says whether the run certifies) or `change` (also non-zero when anything changed since SADAD_COMPARE). */
+/** The kinds of change that make this package's run fail under SADAD_FAIL_ON (none: it does not fail for a change). */
+export function changeFails(report: CertificationReport, env: NodeJS.ProcessEnv = process.env): ChangeKind[] {
+  const failOn = failOnOrDefault(env);
+  const ch = report.changes;
+  if (!ch) return [];
+  const byKind = ch.byKind ?? { verdict: ch.verdicts.length + ch.added.length + ch.removed.length, behaviour: ch.behaviour.length, availability: 0, fingerprint: ch.fingerprint.length };
+  return failingKinds(failOn).filter((k) => byKind[k] > 0);
+}
+
+/** SADAD_FAIL_ON, or `fail` when it is wrong (the run was stopped for that, naming the variable, before anything was sent). */
+export function failOnOrDefault(env: NodeJS.ProcessEnv = process.env): FailOn {
+  try { return failOnFrom(env); } catch { return 'fail'; }
+}
+
+/** The number of changes of these kinds, in words: `2 verdict, 1 behaviour`. */
+export function kindsText(ch: Changes, kinds: ChangeKind[]): string {
+  return kinds.map((k) => `${ch.byKind?.[k] ?? 0} ${k}`).join(', ');
+}
+
 export function failOnFrom(env: NodeJS.ProcessEnv = process.env): FailOn {
-  return oneOf(env, 'SADAD_FAIL_ON', ['fail', 'change'] as const, 'fail');
+  return oneOf(env, 'SADAD_FAIL_ON', ['fail', 'verdict', 'behaviour', 'any', 'change'] as const, 'fail');
 }

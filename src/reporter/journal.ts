@@ -88,6 +88,8 @@ export interface EvidenceRecord {
   durationMs?: number;
   notes?: { verdict: Verdict; text: string; cause?: unknown; testedBy?: unknown }[];
   observations?: Record<string, unknown>;
+  /** What the target does in words that hold from run to run (CaseContext.stableFacts): what `--compare` reads. */
+  facts?: Record<string, string>;
   transient?: { op: string; kind: string; recovered: boolean }[];
   /** Operations whose answer the case saw accepted. */
   accepted?: string[];

@@ -47,6 +47,12 @@ export interface CaseReport {
   notes: { verdict: Verdict; text: string; cause?: string; testedBy?: string }[];
   /** What the target did, where the case records it (rejection form, rate-limit headers, ...). */
   observation: Record<string, unknown> | null;
+  /**
+   * What the target does, in words that hold from run to run (no timing, no generated value): the
+   * statuses and body shapes of the answers the case judged (`answers`) and the facts its rules
+   * state; what `--compare` reads. Absent from packages of suites that did not record it.
+   */
+  facts?: Record<string, string>;
   waiver: { verdict: Verdict; comment: string; status: WaiverStatus } | null;
   /** Playwright's status of the test: passed, failed, skipped, timedOut, interrupted, or notRun. */
   testStatus: string;

@@ -17,6 +17,7 @@ import type { SendOptions } from '../client/client.js';
 import { RequestGenerator, type BillSubject, type MoiSubject } from '../generators/requests.js';
 import { classify, type Outcome } from '../client/outcome.js';
 import { judgingConfig, type Runtime } from './runtime.js';
+import { answerFact } from './walk.js';
 import { profileOf } from './profile.js';
 import { runtimeOf } from './targets.js';
 import { loadBaseline, type Waiver } from './baseline.js';
@@ -137,7 +138,14 @@ export class CaseContext {
    */
   readonly notes: Note[] = [];
   readonly observations: Record<string, unknown> = {};
+  /**
+   * What the target does, in words that stay the same from run to run (observe()'s third argument):
+   * what a comparison of two runs reads, never the observation's wording, timings or generated values.
+   */
+  readonly facts: Record<string, string> = {};
   readonly exchanges: Exchange[] = [];
+  /** Attempts that met a transient fault or the gateway's limiter: the network's answer, not the target's. */
+  private readonly faulted = new WeakSet<Exchange>();
   /** Transient faults met on the way (the package's availability observation). */
   readonly faults: Fault[] = [];
   private tokenRenewed = false;
@@ -277,6 +285,7 @@ export class CaseContext {
         this.tokenRenewed = true;
         this.rt.client.refuseToken(ex);
         const f: Fault = { op, kind: 'token refused', recovered: false };
+        this.faulted.add(ex);
         this.faults.push(f);
         mine.push(f);
         continue;
@@ -286,6 +295,7 @@ export class CaseContext {
       // refused call changed nothing at the target, so this holds for a payment too
       if (!options.via && await this.overLimit(op, ex)) {
         const f: Fault = { op, kind: transientKind(ex) ?? `HTTP ${ex.response!.status}` as FaultKind, recovered: false, paced: true };
+        this.faulted.add(ex);
         this.faults.push(f);
         mine.push(f);
         limitedSince ??= endOf(ex);
@@ -304,6 +314,7 @@ export class CaseContext {
         return ex;
       }
       const f: Fault = { op, kind, recovered: false };
+      this.faulted.add(ex);
       this.faults.push(f);
       mine.push(f);
       kinds.push(kind);
@@ -359,8 +370,16 @@ export class CaseContext {
   /** Records a transient fault met outside send() (inside a burst the case repeats); returns its kind. */
   fault(ex: Exchange, op: OperationId = this.def.op, options: { allow429?: boolean } = {}): FaultKind | undefined {
     const kind = transientKind(ex, options);
-    if (kind) this.faults.push({ op, kind, recovered: false });
+    if (kind) {
+      this.faulted.add(ex);
+      this.faults.push({ op, kind, recovered: false });
+    }
     return kind;
+  }
+
+  /** Answers of a burst the case repeats (a fault or the limiter bent it): not judged, so no fact of the target either. */
+  setAside(answers: Exchange[]): void {
+    for (const ex of answers) this.faulted.add(ex);
   }
 
   /** The faults recorded since `mark` (a length of `faults`) are behind the case now: a repeated burst got through. */
@@ -410,8 +429,25 @@ export class CaseContext {
   violated(text: string, cause?: string) { this.note(VIOLATION[this.def.level], text, cause); }
   /** A violation of a SHOULD-level aspect inside a stricter case (e.g. 429 expected, another 4xx seen). */
   warn(text: string) { this.note('WARN', text); }
-  /** Something the spec leaves open, recorded as it is. */
-  observe(key: string, value: unknown) { this.observations[key] = value; }
+  /**
+   * Something the spec leaves open, recorded as it is; `fact`, when given, is the same in words that
+   * hold from run to run (no timing, no generated value): what `--compare` reads.
+   */
+  observe(key: string, value: unknown, fact?: string) {
+    this.observations[key] = value;
+    if (fact !== undefined) this.facts[key] = fact;
+  }
+
+  /**
+   * The case's stable facts: those its rules declared, and `answers`, the statuses and body shapes of
+   * the answers of its operation it judged (attempts that met a transient fault or the gateway's
+   * limiter left out).
+   */
+  stableFacts(): Record<string, string> {
+    // the case's own operation: the enquiry a payment case may need first depends on what its worker already knows
+    const answers = [...new Set(this.exchanges.filter((ex) => ex.op === this.def.op && !this.faulted.has(ex)).map(answerFact))].sort();
+    return { ...(answers.length ? { answers: answers.join('; ') } : {}), ...this.facts };
+  }
   pass(text: string) { this.note('PASS', text); }
   /** The suite, the network or the configuration broke: not the target's fault. Ends the case. */
   error(text: string): never { return this.end(text, this.broke(text)); }
@@ -579,7 +615,7 @@ function writeEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, tes
     verdict, testStatus, level: c.def.level, family: c.def.family, op: c.def.op, sections: c.def.sections, expectation: c.def.expectation,
     calls: c.def.calls ?? { [c.def.op]: 1 },
     startedAt: new Date(started).toISOString(), finishedAt: new Date(finished).toISOString(), durationMs: Math.max(0, finished - started),
-    notes: c.notes, observations: c.observations, transient: c.faults,
+    notes: c.notes, observations: c.observations, facts: c.stableFacts(), transient: c.faults,
     accepted: [...c.acceptedOps], ...(c.requiresAcceptance ? { requires: { acceptance: c.requiresAcceptance } } : {}),
     // what a re-judge needs besides the exchanges (src/replay): the worker state's order, the configuration the verdict depends on, the inputs read
     replay: { worker: c.rt.worker, seq: c.seq, config: judgingConfig(c.rt, profileOf()), inputs: c.inputs },

@@ -22,7 +22,8 @@ export function expectRejection(c: CaseContext, ex: Exchange, what: string, opti
   const o = c.classify(ex);
   c.observe('answer', o.detail);
   if (o.kind === 'rejected') {
-    c.observe('rejection form', o.form === 'http' ? `HTTP ${o.status}` : 'in-band (HTTP 2xx, failing status)');
+    const form = o.form === 'http' ? `HTTP ${o.status}` : 'in-band (HTTP 2xx, failing status)';
+    c.observe('rejection form', form, form);
     if (o.status === 429) c.error(`${what}: the target answered 429 (rate limited) before judging the request; the pacer's limits do not match the target's`);
     if (!options.authIsTheSubject && (o.status === 401 || o.status === 403)) c.error(`${what}: rejected for credentials (${summarize(ex)}), so the case could not test the body; check the token, company id and signer`);
     c.pass(`${what}: rejected (${o.detail})`);

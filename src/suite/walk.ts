@@ -48,3 +48,25 @@ export function fieldShape(json: unknown): string[] {
   visit(json, '');
   return [...out].sort();
 }
+
+/**
+ * An answer as a comparison of two runs reads it (CaseContext.stableFacts): its status and the shape
+ * of its body, two levels of keys with the JSON type of each leaf, never a value: `HTTP 400 {code:
+ * string, message: string}`, `HTTP 200 {SvcSadadBillEnquiryResponse: {MessageType: string, ...}}`,
+ * `HTTP 503 text`, `no answer (reset)`.
+ */
+export function answerFact(ex: { response?: { status: number; body: string }; error?: { kind: string } }): string {
+  if (!ex.response) return `no answer (${ex.error?.kind ?? 'none'})`;
+  const body = ex.response.body;
+  if (!body.trim()) return `HTTP ${ex.response.status} empty`;
+  let json: unknown;
+  try { json = JSON.parse(body); } catch { return `HTTP ${ex.response.status} text`; }
+  const shape = (node: unknown, depth: number): string => {
+    if (Array.isArray(node)) return 'array';
+    if (node === null) return 'null';
+    if (typeof node !== 'object') return typeof node;
+    if (depth === 0) return 'object';
+    return `{${Object.keys(node).sort().map((k) => `${k}: ${shape((node as Record<string, unknown>)[k], depth - 1)}`).join(', ')}}`;
+  };
+  return `HTTP ${ex.response.status} ${shape(json, 2)}`;
+}

@@ -111,6 +111,10 @@ test('npm run certify -- --rejudge: a new package, valid against its schema, who
   expect(pkg.runs).toEqual(original.runs);
   expect(pkg.cases.map((c: { id: string; verdict: string }) => [c.id, c.verdict])).toEqual(original.cases.map((c: { id: string; verdict: string }) => [c.id, c.verdict]));
   expect(pkg.outcome.summary).toBe(original.outcome.summary);
+  // the stable facts a comparison reads are recomputed from the evidence, the same as the run's
+  const factsOf = (p: { cases: { id: string; facts?: Record<string, string> }[] }) => p.cases.map((c) => [c.id, c.facts ?? null]);
+  expect(original.cases.filter((c: { facts?: object }) => c.facts).length).toBeGreaterThan(400);
+  expect(factsOf(pkg)).toEqual(factsOf(original));
   const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
   const validate = ajv.compile(JSON.parse(readFileSync(join(SCHEMAS_DIR, 'certification.schema.json'), 'utf8')));
   expect(validate(pkg), JSON.stringify(validate.errors)).toBe(true);

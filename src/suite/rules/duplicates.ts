@@ -80,8 +80,9 @@ export function registerDuplicateCases(): void {
     await payAccepted(c, freshIds('bill-payment', payment, c.tagPrefix), afterPaying(effect, [cents(bill!.due) - cents(part)]), 'control, new SequenceNumber', 'the control payment (same payment, new SequenceNumber)');
     const [after] = await enquireBills(c, [bill!.subject], 'bill enquiry after the payments');
     const debits = Math.round((cents(bill!.due) - cents(after!.due)) / cents(part));
-    c.observe('duplicate handling', replay === 'rejected' ? 'rejected' : 'answered as success (flagged or idempotent)');
-    c.observe('debits seen', `${debits} x ${part} (original + control = 2 expected)`);
+    const handling = replay === 'rejected' ? 'rejected' : 'answered as success (flagged or idempotent)';
+    c.observe('duplicate handling', handling, handling);
+    c.observe('debits seen', `${debits} x ${part} (original + control = 2 expected)`, `${debits} debits`);
     if (debits !== 2) c.violated(`AmountDue went from ${bill!.due} to ${after!.due}: ${debits} debits of ${part}, expected exactly 2 (original and control)${replay === 'accepted' ? '; the replay was accepted' : ''}`);
   });
 
@@ -101,11 +102,11 @@ export function registerDuplicateCases(): void {
       // a target may answer a duplicate idempotently with success; only a debit makes it a violation
       const due = await b.again();
       if (cents(due) !== cents(b.due)) return c.stop(`a payment reusing an accepted payment's SequenceNumber was accepted and debited (${b.due} due before, ${due} after)`);
-      c.observe('duplicate handling', 'answered as success without a debit (flagged or idempotent)');
+      c.observe('duplicate handling', 'answered as success without a debit (flagged or idempotent)', 'answered as success without a debit');
     }
     await payAccepted(c, freshIds(opId, b.pay, c.tagPrefix), b.effect, 'control, new SequenceNumber', 'the control payment (same payment, new SequenceNumber)');
     const left = await b.again();
-    if (answer === 'rejected') c.observe('duplicate handling', 'rejected');
+    if (answer === 'rejected') c.observe('duplicate handling', 'rejected', 'rejected');
     if (cents(left) !== 0) c.violated(`after the control payment the second subject still shows ${left} due (expected 0, one debit)`);
   });
   otherSubject('bill-payment');
@@ -149,6 +150,7 @@ export function registerDuplicateCases(): void {
       // no fault can make a conformant target debit one SequenceNumber twice
       if (debits > 1 || (!faulted && debits !== 1)) return c.stop(`burst ${burst}: ${n} concurrent copies of one payment took AmountDue from ${before.due} to ${bill!.due}: ${debits} debits of ${part}, expected exactly 1`);
       if (faulted) {
+        c.setAside(answers);
         limiterRefused(c, answers, burst, limitedBursts);
         if (!limited) bent.push(Math.max(...answers.map(endOf)));
         if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${bent.length} bursts: the concurrent duplicates could not be judged`);
@@ -161,7 +163,7 @@ export function registerDuplicateCases(): void {
     await payAccepted(c, freshIds('bill-payment', payment, c.tagPrefix), effect, 'control, new SequenceNumber', 'the control payment (new SequenceNumber)');
     const [after] = await enquireBills(c, [start.subject], 'bill enquiry after the control');
     const debits = Math.round((cents(bill!.due) - cents(after!.due)) / cents(part));
-    c.observe('debits seen', `one per burst, then ${debits} x ${part} for the control (1 expected)`);
+    c.observe('debits seen', `one per burst, then ${debits} x ${part} for the control (1 expected)`, `one per burst, then ${debits} for the control`);
     if (debits !== 1) c.violated(`the control payment took AmountDue from ${bill!.due} to ${after!.due}: ${debits} debits of ${part}, expected exactly 1`);
   });
 
@@ -192,6 +194,7 @@ export function registerDuplicateCases(): void {
         const paid = now.filter((f, i) => cents(f.due) < cents(fees[i]!.due)).length;
         c.observe(`burst ${burst}`, `${n} sent with one SequenceNumber, ${faulted} met a transient fault (burst repeated with other fees); ${paid} paid; ${spreadOf(answers)}`);
         if (paid > 1) return c.stop(`burst ${burst}: ${paid} of ${n} fees sharing one SequenceNumber were paid, expected at most 1`);
+        c.setAside(answers);
         limiterRefused(c, answers, burst, limitedBursts);
         if (!limited) bent.push(Math.max(...answers.map(endOf)));
         if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) return c.error(`${exhausted(c.faults.slice(mark).map((f) => f.kind))} in ${burst} bursts: the concurrent payments could not be judged`);
@@ -200,7 +203,7 @@ export function registerDuplicateCases(): void {
       c.recovered();
       const kinds = answers.map((ex, i) => duplicateAnswer(c, ex, `fee ${i + 1}`));
       const accepted = kinds.filter((k) => k === 'accepted').length;
-      c.observe('concurrent payments', `${n} sent with one SequenceNumber, ${accepted} accepted; ${spreadOf(answers)}`);
+      c.observe('concurrent payments', `${n} sent with one SequenceNumber, ${accepted} accepted; ${spreadOf(answers)}`, `${accepted} of ${n} accepted`);
       if (accepted !== 1) return c.stop(`${accepted} of ${n} payments sharing one SequenceNumber were accepted, expected exactly 1`);
       for (const [i, body] of payments.entries()) {
         if (kinds[i] === 'accepted') continue;

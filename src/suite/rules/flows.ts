@@ -17,7 +17,7 @@ export function registerFlowCases(): void {
     const part = Math.max(0.01, Math.floor(before!.due * 100 / 3) / 100);
     await payAccepted(c, billPayment(c.gen, [before!], () => part), onBills(c, [before!], () => part), `partial payment of ${part}`, 'the partial payment');
     const [after] = await enquireBills(c, [before!.subject], 'enquiry after');
-    c.observe('BillStatus', `${String(before!.entry.BillStatus)} -> ${String(after!.entry.BillStatus)}`);
+    c.observe('BillStatus', `${String(before!.entry.BillStatus)} -> ${String(after!.entry.BillStatus)}`, `${String(before!.entry.BillStatus)} -> ${String(after!.entry.BillStatus)}`);
     c.observe('PaidDate after', String(after!.entry.PaidDate));
     c.observe('Balance', `${String(before!.entry.Balance)} -> ${String(after!.entry.Balance)}`);
     if (cents(before!.due) - cents(after!.due) !== cents(part)) c.violated(`AmountDue went from ${before!.due} to ${after!.due} after paying ${part}`);
@@ -29,9 +29,9 @@ export function registerFlowCases(): void {
     const { ex, answerLost } = await payAccepted(c, billPayment(c.gen, [before!]), onBills(c, [before!]), `exact payment of ${before!.due}`, 'the exact payment');
     const paid = answerLost ? undefined : viewResponse('bill-payment', ex.json, c.tagPrefix).entries[0];
     if (paid && amount(paid.PaidAmount) !== undefined && cents(amount(paid.PaidAmount)!) !== cents(before!.due)) c.violated(`PaidAmount ${String(paid.PaidAmount)} differs from the ${before!.due} paid`);
-    if (paid && paid.PaidDate !== specDate()) c.observe('PaidDate in the payment answer', `${String(paid.PaidDate)} (today is ${specDate()})`);
+    if (paid && paid.PaidDate !== specDate()) c.observe('PaidDate in the payment answer', `${String(paid.PaidDate)} (today is ${specDate()})`, 'not today');
     const [after] = await enquireBills(c, [before!.subject], 'enquiry after');
-    c.observe('BillStatus', `${String(before!.entry.BillStatus)} -> ${String(after!.entry.BillStatus)}`);
+    c.observe('BillStatus', `${String(before!.entry.BillStatus)} -> ${String(after!.entry.BillStatus)}`, `${String(before!.entry.BillStatus)} -> ${String(after!.entry.BillStatus)}`);
     if (cents(after!.due) !== 0) c.violated(`AmountDue is ${after!.due} after paying the full ${before!.due}`);
   });
 

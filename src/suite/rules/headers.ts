@@ -80,7 +80,7 @@ export function registerHeaderCases(opId: OperationId): void {
       }
       if (o.status === 429) c.error('rate limited: the pacer\'s limits do not match the target\'s');
       const required = o.kind === 'rejected';
-      c.observe('clientid/clientsecret required', required ? `yes (${o.detail})` : o.kind === 'accepted' ? 'no: accepted without them' : `unclear (${o.detail})`);
+      c.observe('clientid/clientsecret required', required ? `yes (${o.detail})` : o.kind === 'accepted' ? 'no: accepted without them' : `unclear (${o.detail})`, required ? 'yes' : o.kind === 'accepted' ? 'no' : 'unclear');
       c.violated(required ? 'the target requires clientid/clientsecret' : 'the target does not require clientid/clientsecret');
     });
   }

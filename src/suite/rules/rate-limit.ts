@@ -27,6 +27,7 @@ import { operation, type OperationId } from '../../contract/catalogue.js';
 import { summarize, type Exchange } from '../../client/exchange.js';
 import type { RequestBody } from '../../contract/message.js';
 import { defineCase, endOf, type CaseContext } from '../case.js';
+import { answerFact } from '../walk.js';
 import { plannedLimit, plannedShape } from '../plan.js';
 import { acceptableRequest, enquireBills, enquireFees, billPayment, feePayment } from '../prepare.js';
 import { spreadOf, startTogether, type Via } from '../burst.js';
@@ -111,6 +112,7 @@ async function checkUntilJudged(c: CaseContext, f: Frame, calls: number, what: s
   for (let check = 1; ; check++) {
     const bodies = await acceptableRequests(c, calls);
     const mark = c.faults.length;
+    const first = c.exchanges.length;
     const r = await c.rt.pacer.exclusive(c.def.op, (via) => one(check, bodies, via, suspect));
     // a judged check is past every fault the earlier, bent ones met
     if (r.result === 'judged') { c.recovered(start); return; }
@@ -120,6 +122,7 @@ async function checkUntilJudged(c: CaseContext, f: Frame, calls: number, what: s
       continue;
     }
     c.observe(`check ${check}`, `not judged: ${r.why}; repeated from a quiet operation`);
+    c.setAside(c.exchanges.slice(first));
     suspect = r.suspect;
     bent.push(r.at);
     if (await c.retriesExhausted(bent, burstRepeats(c.config.retries))) {
@@ -203,8 +206,11 @@ async function oneCheck(c: CaseContext, f: Frame, check: number, bodies: Request
 /** What the over-limit answer looked like, and a WARN when it is not the common 429 with Retry-After. */
 function recordRefusal(c: CaseContext, ex: Exchange, o: Outcome): void {
   const rateHeaders = Object.fromEntries(Object.entries(ex.response?.headers ?? {}).filter(([k]) => /rate|retry/i.test(k)));
-  c.observe('rate-limit answer', o.detail);
-  c.observe('rate-limit headers', Object.keys(rateHeaders).length ? rateHeaders : 'none');
+  const retryAfter = ex.response?.headers['retry-after'];
+  c.observe('rate-limit answer', o.detail, answerFact(ex));
+  c.observe('rate-limit headers', Object.keys(rateHeaders).length ? rateHeaders : 'none', Object.keys(rateHeaders).sort().join(', ') || 'none');
+  // its form, not its value: the seconds left in the window differ from call to call
+  c.facts['Retry-After'] = retryAfter === undefined ? 'none' : /^\d+$/.test(retryAfter.trim()) ? 'seconds' : Number.isNaN(Date.parse(retryAfter)) ? 'unreadable' : 'an HTTP date';
   c.observe('rate-limit body', ex.response?.body.slice(0, 500));
   if (o.status !== 429) c.warn(`the limiter refuses a call over the limit with ${o.detail}${o.status !== undefined && o.status >= 500 ? ' (seen on exactly the calls over the limit, so it is the limiter, not an outage)' : ''}; HTTP 429 is the common practice`);
   else if (ex.response?.headers['retry-after'] === undefined) c.warn('429 without a Retry-After header');

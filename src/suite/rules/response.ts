@@ -80,13 +80,17 @@ export function registerResponseCases(opId: OperationId): void {
     expectation: `an accepted answer that meets the ${sec} response schema (lenient profile); strict-profile deviations are warnings` }, async (c) => {
     const { exchange } = await acceptedExchange(c);
     // every field and its JSON type: what a comparison of two runs reads (still lenient-valid changes too)
-    c.observe('response fields', fieldShape(exchange.json));
+    const fields = fieldShape(exchange.json);
+    c.observe('response fields', fields, fields.join('\n'));
     const lenient = validateResponse(opId, exchange.json, 'lenient', c.tagPrefix);
     for (const f of lenient.findings) c.violated(`${f.pointer}: expected ${f.expected}, found ${f.found}`, findingCause(opId, f));
     if (!lenient.valid) return;
     const strict = validateResponse(opId, exchange.json, 'strict', c.tagPrefix);
     for (const f of strict.findings) c.warn(`strict profile: ${f.pointer}: expected ${f.expected}, found ${f.found}`);
-    c.observe('response style', strict.valid ? 'table types' : 'sample types');
+    // where and what, not the value found (a reference or a time the service generated)
+    c.facts['strict-profile deviations'] = [...new Set(strict.findings.map((f) => `${f.pointer.replace(/\/\d+(?=\/|$)/g, '/[]')}: expected ${f.expected}`))].sort().join('; ') || 'none';
+    const style = strict.valid ? 'table types' : 'sample types';
+    c.observe('response style', style, style);
   });
 
   defineCase({ id: `${opId}.res.MessageType`, calls: {}, family: 'message-type', op: opId, sections: [sec, '4'], level: 'MUST',
