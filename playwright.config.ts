@@ -5,7 +5,7 @@ import { EMBEDDED_MOCK_WINDOW_SECONDS } from './src/config/index.js';
 import { loadEnvFile } from './src/config/env-file.js';
 import { reportsDir, resultsDir } from './src/paths.js';
 import { allCases } from './src/suite/cases.js';
-import { caseFilter } from './src/suite/selection.js';
+import { caseFilter } from './src/vocabulary/selection.js';
 
 const SMALL_SELECTION = 60;
 
@@ -36,7 +36,7 @@ function selectedCount(): number {
 export default defineConfig({
   testDir: './specs',
   outputDir: resultsDir(),
-  globalSetup: './src/suite/global-setup.ts',
+  globalSetup: './src/run/global-setup.ts',
   fullyParallel: true,
   workers,
   timeout: (workers * 3 + 10) * windowSeconds * 1000 + 60_000,

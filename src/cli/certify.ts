@@ -31,7 +31,7 @@ import { readPackage, rebuildPackage } from '../reporter/package.js';
 import { prepareResume } from '../reporter/resume.js';
 import { writeRejudgedPackage } from '../replay/package.js';
 import { changeFails, failOnFrom, loadComparison } from '../reporter/compare.js';
-import { VERDICT_ORDER } from '../suite/verdicts.js';
+import { VERDICT_ORDER } from '../vocabulary/verdicts.js';
 import type { CertificationReport } from '../reporter/model.js';
 
 const truthy = (v: string | undefined) => !!v && !/^(0|false|no|off)$/i.test(v.trim());

@@ -27,7 +27,7 @@ export async function doctor(argv: string[], env: NodeJS.ProcessEnv = process.en
     config = configFromEnv(env);
     if (!config.baseUrl) {
       // nothing configured: check the stand-in the suite would start, so the command is never a dead end
-      const { startEmbeddedMock } = await import('../suite/embedded-mock.js');
+      const { startEmbeddedMock } = await import('../run/embedded-mock.js');
       const mock = await startEmbeddedMock(env, config);
       close = mock.close;
       env = { ...env, ...mock.env };

@@ -6,7 +6,7 @@
  */
 import { operation, type OperationId } from '../contract/catalogue.js';
 import { referenceIdHeader, specTimestamp } from '../contract/headers.js';
-import { shortUniqueId } from '../generators/unique.js';
+import { shortUniqueId } from '../base/unique.js';
 import type { SuiteConfig } from '../config/index.js';
 import type { Pacer } from '../pacer/pacer.js';
 import { recordRequest, recordResponse, type Exchange } from './exchange.js';

@@ -1,7 +1,7 @@
 /** Request headers every operation requires (spec §5), spelled for a deployment's header prefix. */
 import type { Operation } from './catalogue.js';
 import { SPEC_PREFIX } from './prefix.js';
-import { shortUniqueId } from '../generators/unique.js';
+import { shortUniqueId } from '../base/unique.js';
 
 export const referenceIdHeader = (headerPrefix: string) => `${headerPrefix}ReferenceID`;
 

@@ -1,5 +1,5 @@
 export * from './mutations.js';
 export * from './requests.js';
 export * from './seed.js';
-export * from './unique.js';
+export * from '../base/unique.js';
 export * from './values.js';

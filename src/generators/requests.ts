@@ -12,7 +12,7 @@ import { envelope, type Fields, type RequestBody } from '../contract/message.js'
 import { fieldName, messageTable } from '../contract/field-tables.js';
 import type { OperationId } from '../contract/catalogue.js';
 import { tagPrefixFrom } from '../contract/prefix.js';
-import { uniqueId } from './unique.js';
+import { uniqueId } from '../base/unique.js';
 import { BANK_CODES, BILLERS, DURATIONS_MONTHS, JOB_CATEGORIES, MOI_BILLERS, POI_TYPES } from './values.js';
 
 export interface GeneratorOptions {

@@ -5,10 +5,10 @@
  * that forbids any network access, readable without the script and printable. Every value goes
  * through `text()`: masked, then HTML-escaped.
  */
-import { badge, caseLink, clip, CSS, exchangeBlock, label, matrixSection, SCRIPT_TAIL, statusClass, text, utc, VERDICT_INFO } from '../reporter/html.js';
+import { badge, caseLink, clip, CSS, exchangeBlock, label, matrixSection, SCRIPT_TAIL, statusClass, text, utc, VERDICT_INFO } from '../reporter/html-kit.js';
 import { operationTitle, SPEC_SECTIONS, type VerdictCounts } from '../reporter/model.js';
 import { formatDuration } from '../reporter/plan.js';
-import { VERDICT_ORDER, type Verdict } from '../suite/verdicts.js';
+import { VERDICT_ORDER, type Verdict } from '../vocabulary/verdicts.js';
 import {
   CLIENT_CHECKSUM_FILE, CLIENT_JUNIT_FILE, CLIENT_PACKAGE_FILE,
   type ClientCase, type ClientCertificationReport, type ScenarioReport, type Side,

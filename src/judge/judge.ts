@@ -6,7 +6,7 @@
  */
 import { operations, tagsOf, type Operation } from '../contract/catalogue.js';
 import { validateResponse } from '../contract/validator.js';
-import { VIOLATION, type Level, type Verdict } from '../suite/verdicts.js';
+import { VIOLATION, type Level, type Verdict } from '../vocabulary/verdicts.js';
 import { factsOf, type CallFacts } from './facts.js';
 import type { ClientCase, RuleInfo } from './model.js';
 import { CLIENT_RULES, type JudgeContext, type RuleResult } from './rules.js';

@@ -6,7 +6,7 @@
  * says which side it judges: the client's traffic, or (proxy mode) the sandbox's answers.
  */
 import type { CaseReport, ExchangeRecord, MatrixCell, VerdictCounts } from '../reporter/model.js';
-import type { Level, Verdict } from '../suite/verdicts.js';
+import type { Level, Verdict } from '../vocabulary/verdicts.js';
 
 export const CLIENT_FORMAT = 'sadad-client-certification';
 export const CLIENT_FORMAT_VERSION = 1;

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { maskText } from '../client/redact.js';
 import { DEFAULT_RATE_WINDOW_SECONDS } from '../contract/catalogue.js';
-import { writeFileAtomic } from '../reporter/atomic.js';
+import { writeFileAtomic } from '../base/atomic.js';
 import { gitState, schemaHash, suiteVersion } from '../reporter/fingerprint.js';
 import { renderJunit } from '../reporter/junit.js';
 import { buildMatrix, countVerdicts, familyTitle, SPEC_SECTIONS } from '../reporter/model.js';

@@ -11,7 +11,7 @@ import { isSpecTimestamp } from '../contract/formats.js';
 import { optionalClientHeaderNames, referenceIdHeader, requiredHeaderNames } from '../contract/headers.js';
 import { validateRequest } from '../contract/validator.js';
 import { verifiesMessage } from '../mock/auth.js';
-import type { Level } from '../suite/verdicts.js';
+import type { Level } from '../vocabulary/verdicts.js';
 import { amountOf, type CallFacts } from './facts.js';
 import type { ClientFamily } from './model.js';
 import type { TrafficRecord } from './traffic.js';

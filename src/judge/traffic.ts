@@ -9,15 +9,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { operationByPath, type OperationId } from '../contract/catalogue.js';
 import type { ExchangeRecord } from '../reporter/model.js';
 import { isSecretHeader, maskBody, maskHeaders, maskText, registerSecret } from '../client/redact.js';
+import type { AnswerSource, MockRecorder } from '../mock/recorder.js';
 
-/** Who produced the answer the client got. */
-export type AnswerSource =
-  /** the judge itself: the mock's answer, its rate limiter, or a scenario it injected */
-  | 'judge'
-  /** the sandbox behind the proxy */
-  | 'upstream'
-  /** the proxy, because the sandbox gave no answer (connection refused, reset, timeout) */
-  | 'proxy-fault';
+export type { AnswerSource };
 
 export interface TrafficRecord {
   /** Arrival order, from 1. */
@@ -46,17 +40,6 @@ export interface TrafficRecord {
   upstreamError?: string;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The body text as received, kept for the judge (set by the JSON parser). */
-    rawBody?: string;
-    /** The scenario the judge injected on this call (scenarios.ts). */
-    scenario?: string;
-    /** Who answered (proxy mode sets `upstream` / `proxy-fault`). */
-    answerSource?: AnswerSource;
-    upstreamError?: string;
-  }
-}
 
 const flat = (h: Record<string, unknown>): Record<string, string> => {
   const out: Record<string, string> = {};
@@ -66,7 +49,7 @@ const flat = (h: Record<string, unknown>): Record<string, string> => {
 
 const asText = (payload: unknown): string => (typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '');
 
-export class TrafficRecorder {
+export class TrafficRecorder implements MockRecorder {
   readonly records: TrafficRecord[] = [];
   private readonly origin = performance.now();
   private readonly byRequest = new WeakMap<FastifyRequest, TrafficRecord>();

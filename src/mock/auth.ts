@@ -12,8 +12,13 @@ import { optionalClientHeaderNames, referenceIdHeader, requiredHeaderNames } fro
 import { sameSecret, type CompanyRegistry } from './companies.js';
 import type { Defects } from './defects.js';
 import { unauthorized } from './errors.js';
-import type { MockOptions } from './options.js';
 import { then, type Maybe, type TokenStore } from './store/index.js';
+
+/** What the authenticator reads of the mock's options (options.ts's MockOptions has them): declared here, not imported, so options.ts can import this module. */
+export interface AuthOptions {
+  headerPrefix: string;
+  requireClientHeaders: boolean;
+}
 
 export const SIGNATURE_HEADER = 'X-Signature';
 /** Reference ids seen in a real deployment are 3-16 alphanumerics (domain notes). */
@@ -52,7 +57,7 @@ export class Authenticator {
   private readonly required: readonly HeaderName[];
   private readonly referenceId: HeaderName;
 
-  constructor(private readonly options: MockOptions, private readonly companies: CompanyRegistry, private readonly tokens: TokenStore, readonly defects: Defects) {
+  constructor(private readonly options: AuthOptions, private readonly companies: CompanyRegistry, private readonly tokens: TokenStore, readonly defects: Defects) {
     this.required = requiredHeaderNames(options.headerPrefix).map(headerName);
     this.referenceId = headerName(referenceIdHeader(options.headerPrefix));
   }

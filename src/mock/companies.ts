@@ -10,7 +10,6 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../contract/prefix.js';
 import { ROOT } from '../paths.js';
-import type { MockOptions } from './options.js';
 
 /** One company of MOCK_COMPANIES, as the mock uses it (the public key read into PEM text). */
 export interface CompanyConfig {
@@ -130,6 +129,21 @@ export function readCompaniesFile(path: string, variable = 'MOCK_COMPANIES'): Co
 const digest = (s: string) => createHash('sha256').update(s).digest('base64');
 
 /**
+ * What the registry reads of the mock's options (options.ts's MockOptions has them all): declared
+ * here so that the registry does not import the module that parses the options, which imports it.
+ */
+export interface CompanyOptions {
+  signaturePublicKeyPem?: string;
+  companies?: CompanyConfig[];
+  companyId: string;
+  extraCompanyIds?: string[];
+  accessToken: string;
+  clientId: string;
+  clientSecret: string;
+  rateLimits: { bill: number; moi: number };
+}
+
+/**
  * Who a credential belongs to. Built once per mock from its options: with `companies`, each
  * company alone; without, the configured company and MOCK_EXTRA_COMPANY_IDS sharing one set of
  * credentials (the mock's behaviour before MOCK_COMPANIES, unchanged).
@@ -146,7 +160,7 @@ export class CompanyRegistry {
   private readonly keys = new Map<string, KeyObject | undefined>();
   private readonly defaultKey?: KeyObject;
 
-  constructor(private readonly options: MockOptions) {
+  constructor(private readonly options: CompanyOptions) {
     if (options.signaturePublicKeyPem !== undefined) this.defaultKey = createPublicKey(options.signaturePublicKeyPem);
     const companies = options.companies;
     if (companies && companies.length > 0) {

@@ -14,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Operation } from '../contract/catalogue.js';
 import { requestItems, type Fields } from '../contract/message.js';
 import { MockError } from './errors.js';
-import '../judge/traffic.js'; // FastifyRequest.scenario
+import './recorder.js'; // FastifyRequest.scenario
 import { SCENARIO_RETRY_AFTER_SECONDS, scenarioOf, type ScenarioMagic } from './magic.js';
 import { boundedOnce } from './store/memory.js';
 import type { Maybe } from './store/index.js';

@@ -30,7 +30,7 @@ import { DEFAULT_LATE_ANSWER_MS } from './magic.js';
 import { failedEntries, renderResponse, type ItemResult, type RenderContext } from './responses.js';
 import { billEnquiry, billPayment, moiEnquiry, moiPayment, type EntryContext, type Outcome } from './rules.js';
 import { Scenarios } from './scenarios.js';
-import type { TrafficRecorder } from '../judge/traffic.js';
+import type { MockRecorder } from './recorder.js';
 import { MockState } from './state.js';
 import { StoreUnavailable, STORE_RETRY_AFTER_SECONDS, type MockStore, type TokenStore } from './store/index.js';
 import { MemoryStore } from './store/memory.js';
@@ -205,7 +205,7 @@ export interface MockServer {
 
 /** What a caller adds to the app: a recorder of the traffic (certify-client's judge). */
 export interface MockExtras {
-  recorder?: TrafficRecorder;
+  recorder?: MockRecorder;
 }
 
 /**
@@ -251,7 +251,7 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
   app.removeAllContentTypeParsers();
   const parseJson = app.getDefaultJsonParser('remove', 'remove');
   const json: typeof parseJson = (req, body, done) => {
-    req.rawBody = String(body); // for a judge's recorder (judge/traffic.ts)
+    req.rawBody = String(body); // for a recorder (recorder.ts)
     return Buffer.byteLength(String(body)) > BODY_LIMIT ? done(tooLarge(), undefined) : parseJson(req, body, done);
   };
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: READ_LIMIT }, !defects.has('proto-keys-500') ? json : (req, body, done) => {

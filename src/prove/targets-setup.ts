@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFromEnv } from '../config/index.js';
 import { startCoordinator } from '../pacer/coordinator.js';
-import { startEmbeddedMock } from '../suite/embedded-mock.js';
+import { startEmbeddedMock } from '../run/embedded-mock.js';
 import { limitsOf } from '../suite/runtime.js';
 import { TARGETS_RUNTIME_ENV, targetsFromEnv } from '../suite/targets.js';
 

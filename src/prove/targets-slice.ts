@@ -1,15 +1,15 @@
 // Slices of a multi-target run (suite/targets.ts). The run writes one file per slice of its merged
 // case list (slice-NNN.spec.ts, next to its targets file): Playwright's worker re-binds a test's
 // whole file before each test, so one file of 3,000 tests would cost that 3,000 times over.
-import { asTest, test } from '../suite/case.js';
+import { asTest, test, type CaseSpec } from '../suite/case.js';
 import { CASE_GROUPS } from '../suite/cases.js';
-import { targetCases, targetsFromEnv } from '../suite/targets.js';
+import { targetCases, targetsFromEnv, type Target } from '../suite/targets.js';
 
 /** The groups in the order a run of its own takes them (its spec files, by name). */
 export const GROUPS = Object.entries(CASE_GROUPS).sort(([a], [b]) => a.localeCompare(b)).map(([, g]) => g);
 
 /** Registers the `index`-th of `count` consecutive slices of the targets' merged cases. */
-let merged: ReturnType<typeof targetCases> | undefined;
+let merged: [Target, CaseSpec][] | undefined;
 
 export function registerSlice(index: number, count: number): void {
   const all = (merged ??= targetCases(targetsFromEnv() ?? [], GROUPS));

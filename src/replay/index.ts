@@ -19,7 +19,7 @@ import type { Exchange } from '../client/exchange.js';
 import { CaseContext, runCase, type CaseBody, type CaseDefinition, type Note, type ReplayTape, type TapeEntry } from '../suite/case.js';
 import { allCases } from '../suite/cases.js';
 import { caseGenerators, type JudgingConfig, type Runtime } from '../suite/runtime.js';
-import type { Verdict } from '../suite/verdicts.js';
+import type { Verdict } from '../vocabulary/verdicts.js';
 import { isVacuous, VACUOUS_CAUSE } from '../reporter/conditions.js';
 import type { EvidenceRecord } from '../reporter/journal.js';
 import { recordedOf, rehydrate, ReplayClient, replayFacts, replayPacer, type RecordedExchange } from './client.js';

@@ -12,7 +12,7 @@ import { manifestCaseOf } from '../reporter/collect.js';
 import type { CertificationReport } from '../reporter/model.js';
 import { gitState, schemaHash, suiteVersion } from '../reporter/fingerprint.js';
 import { PREFLIGHT_FILE } from '../preflight/model.js';
-import type { Verdict } from '../suite/verdicts.js';
+import type { Verdict } from '../vocabulary/verdicts.js';
 import { readAllEvidence, rejudgePackage, type Rejudgement } from './index.js';
 
 /** The annotations a verdict and its notes leave: rewritten with the re-judged verdict. */

@@ -28,7 +28,7 @@ import {
 } from '../attest/statement.js';
 import { zipEntries } from '../attest/zip.js';
 import { maskText } from '../client/redact.js';
-import { writeFileAtomic } from './atomic.js';
+import { writeFileAtomic } from '../base/atomic.js';
 import { CHECKSUM_FILE, parseChecksums } from './checksum.js';
 import type { CaseReport, CertificationReport } from './model.js';
 

@@ -15,26 +15,10 @@
  */
 import { operations } from '../contract/catalogue.js';
 import { SPEC_PREFIX } from '../contract/prefix.js';
-import type { CaseReport } from './model.js';
+import type { CaseReport, Cause } from './model.js';
 
-export interface Cause {
-  /** The signature in words, e.g. `Bill payment: TransactionData answered as an object, not an array`. */
-  signature: string;
-  /** Verdicts of the cases it explains, with counts. */
-  verdicts: Record<string, number>;
-  /** The cases it explains, by id. */
-  cases: string[];
-  operations: string[];
-  /** For a failed precondition: the cases that test it directly. */
-  testedBy: string[];
-  /** One case's own note, as an example. */
-  example: { case: string; text: string };
-  /**
-   * What the cause did to each rule family, most cases first: one defect (every answer wrapped in
-   * Message) breaks many rules, and reads as one cause with its per-rule findings beneath.
-   */
-  findings: { family: string; cases: number; verdicts: Record<string, number>; example: { case: string; text: string } }[];
-}
+export type { Cause };
+
 
 const BLOCKING = new Set(['FAIL', 'ERROR', 'INCONCLUSIVE']);
 

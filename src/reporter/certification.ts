@@ -18,7 +18,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { ConfigError } from '../config/index.js';
 import { maskText } from '../client/redact.js';
 import { ROOT, reportsDir } from '../paths.js';
-import { CERTIFICATION_REPORTER, VERDICT_ORDER } from '../suite/verdicts.js';
+import { CERTIFICATION_REPORTER, VERDICT_ORDER } from '../vocabulary/verdicts.js';
 import { formatCauses } from './causes.js';
 import { changeFails, failOnOrDefault, formatChanges, kindsText } from './compare.js';
 import { manifestCase, plannedCase, recordOfResult } from './collect.js';
@@ -28,7 +28,7 @@ import { evidenceFile, newRunId, writeEvidence, writeManifest, type RunManifest 
 import { buildPackage, registerSecrets, writePackage } from './package.js';
 import { newRunManifest } from './manifest.js';
 import { formatDuration, formatPlan, planOf, type Plan } from './plan.js';
-import { plannedContext, plannedLimits, type PlanContext } from '../suite/plan.js';
+import { plannedContext, plannedLimits, type PlanContext } from '../vocabulary/plan.js';
 
 export { narrowingArgs } from './narrowing.js';
 

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomic.js';
+import { writeFileAtomic } from '../base/atomic.js';
 
 export const CHECKSUM_FILE = 'certification.sha256';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { TestCase, TestResult } from '@playwright/test/reporter';
 import { maskHeaders, maskText } from '../client/redact.js';
-import { VERDICT_ORDER, type Level, type Verdict } from '../suite/verdicts.js';
+import { VERDICT_ORDER, type Level, type Verdict } from '../vocabulary/verdicts.js';
 import { parseFaults } from './availability.js';
 import type { EvidenceRecord, ManifestCase } from './journal.js';
 import type { CaseReport, ExchangeRecord } from './model.js';

@@ -19,36 +19,10 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../contract/prefix.js';
 import { oneOf } from '../config/env-values.js';
-import type { CaseReport, CertificationReport } from './model.js';
+import { CHANGE_KINDS, type BehaviourChange, type CaseReport, type CertificationReport, type ChangeKind, type Changes, type FingerprintDifference, type RuleChange, type VerdictChange } from './model.js';
 
-export type ChangeKind = 'verdict' | 'behaviour' | 'availability' | 'fingerprint';
-export const CHANGE_KINDS: readonly ChangeKind[] = ['verdict', 'behaviour', 'availability', 'fingerprint'];
-
-export interface VerdictChange { case: string; operation: string; previous: string; current: string; kind: 'newly failing' | 'fixed' | 'changed' }
-/** The rule a case judges changed (a suite of another version): its level, sections or expectation. */
-export interface RuleChange { case: string; operation: string; previous: string; current: string }
-/** A stable fact that changed; `cases`: the cases that saw the same change (none for a fact of the whole run). */
-export interface BehaviourChange { topic: string; operation: string | null; previous: string; current: string; cases?: string[] }
-export interface FingerprintDifference { field: string; previous: string | null; current: string | null }
-
-export interface Changes {
-  /** The package compared with. */
-  previous: { file: string; runId: string | null; startedAt: string | null; target: string | null; suite: string | null };
-  /** Fingerprint fields that differ: packages of other suite versions or targets compare too, and say so. */
-  fingerprint: FingerprintDifference[];
-  verdicts: VerdictChange[];
-  added: string[];
-  removed: string[];
-  rules?: RuleChange[];
-  behaviour: BehaviourChange[];
-  availability?: BehaviourChange[];
-  /** How many changes of each kind. */
-  byKind?: Record<ChangeKind, number>;
-  /** Why some behaviour could not be compared (a package of a suite that recorded no stable facts). */
-  limits?: string[];
-  /** verdict + behaviour changes: what SADAD_FAIL_ON=behaviour (and `change`) fails on. */
-  count: number;
-}
+export type { BehaviourChange, ChangeKind, Changes, FingerprintDifference, RuleChange, VerdictChange } from './model.js';
+export { CHANGE_KINDS } from './model.js';
 
 const BLOCKING = new Set(['FAIL', 'ERROR', 'INCONCLUSIVE', 'NOT_RUN']);
 /** Verdicts of a case that looked at the target: its facts mean something. */

@@ -3,11 +3,10 @@
  * compared with a previous package) and the causes (FAIL, ERROR and INCONCLUSIVE grouped by cause,
  * each opening its cases), before the rest of the report.
  */
-import { text } from './html.js';
+import { caseLink, text } from './html-kit.js';
 import { familyTitle, type CertificationReport } from './model.js';
 import { CHANGE_KINDS, type BehaviourChange, type ChangeKind } from './compare.js';
 
-const caseLink = (id: string) => `<a href="#case-${text(id)}" class="caselink"><code>${text(id)}</code></a>`;
 const verdictList = (v: Record<string, number>) => Object.entries(v).map(([k, n]) => `<span class="v v-${text(k)}">${n} ${text(k.replace('_', ' '))}</span>`).join(' ');
 
 const KIND_TITLES: Record<ChangeKind, string> = {

@@ -4,8 +4,8 @@
  * verdict would then judge another suite, another target, or another set of cases.
  */
 import { maskText } from '../client/redact.js';
-import { profileOf } from '../suite/profile.js';
-import { plannedLimits } from '../suite/plan.js';
+import { profileOf } from '../vocabulary/profile.js';
+import { plannedLimits } from '../vocabulary/plan.js';
 import { gitState, schemaHash } from './fingerprint.js';
 import { narrowingArgs } from './narrowing.js';
 

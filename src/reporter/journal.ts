@@ -9,11 +9,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Verdict } from '../suite/verdicts.js';
-import { writeFileAtomic } from './atomic.js';
+import type { Verdict } from '../vocabulary/verdicts.js';
+import { writeFileAtomic } from '../base/atomic.js';
 import type { RunIdentity } from './identity.js';
 import type { ExchangeRecord } from './model.js';
-import type { PlanContext } from '../suite/plan.js';
+import type { PlanContext } from '../vocabulary/plan.js';
 
 export const RUN_FILE = 'run.json';
 export const EVIDENCE_DIR = 'evidence';

@@ -5,10 +5,10 @@
  */
 import { relative, resolve } from 'node:path';
 import { maskText } from '../client/redact.js';
-import { RESUME_FROM_ENV, runOnlyIds } from '../suite/selection.js';
+import { RESUME_FROM_ENV, runOnlyIds } from '../vocabulary/selection.js';
 import { gitState, schemaHash, specHash, suiteVersion } from './fingerprint.js';
 import type { RunIdentity } from './identity.js';
-import type { PlanContext } from '../suite/plan.js';
+import type { PlanContext } from '../vocabulary/plan.js';
 import { RUN_FORMAT, type ManifestCase, type RunManifest } from './journal.js';
 import { readPackage } from './package.js';
 

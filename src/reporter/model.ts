@@ -4,12 +4,11 @@
  * pure: the reporter gathers the cases, this module counts, aggregates and decides.
  */
 import { operations } from '../contract/catalogue.js';
-import { RULE_FAMILIES, VERDICT_ORDER, type Level, type RuleFamily, type Verdict } from '../suite/verdicts.js';
-import type { Waiver } from '../suite/baseline.js';
+import { RULE_FAMILIES, VERDICT_ORDER, type Level, type RuleFamily, type Verdict } from '../vocabulary/verdicts.js';
+import type { Waiver } from '../vocabulary/baseline.js';
 import type { RunIdentity } from './identity.js';
-import type { Plan } from './plan.js';
-import type { Cause } from './causes.js';
-import type { Changes } from './compare.js';
+import type { Limits, PlanContext } from '../vocabulary/plan.js';
+import type { PaymentPlan } from '../vocabulary/payment-guard.js';
 import { aggregateAvailability, type Availability, type PacingSummary, type TransientFault } from './availability.js';
 import type { PreflightReport } from '../preflight/model.js';
 
@@ -432,3 +431,92 @@ export function errorBodyShapes(evidence: { case: string; exchanges: ExchangeRec
 export type PlanSummary = CertificationReport['plan'];
 export const planSummary = (plan: Plan | null): PlanSummary =>
   plan ? { calls: plan.calls, estimatedSeconds: plan.estimate.seconds, bound: plan.estimate.bound } : null;
+
+// The parts of the package that their makers fill (causes.ts, plan.ts, compare.ts): declared here,
+// with the rest of the package's shape, so that the model imports none of the modules that use it.
+
+/** FAIL, ERROR and INCONCLUSIVE cases of one root cause (causes.ts). */
+export interface Cause {
+  /** The signature in words, e.g. `Bill payment: TransactionData answered as an object, not an array`. */
+  signature: string;
+  /** Verdicts of the cases it explains, with counts. */
+  verdicts: Record<string, number>;
+  /** The cases it explains, by id. */
+  cases: string[];
+  operations: string[];
+  /** For a failed precondition: the cases that test it directly. */
+  testedBy: string[];
+  /** One case's own note, as an example. */
+  example: { case: string; text: string };
+  /**
+   * What the cause did to each rule family, most cases first: one defect (every answer wrapped in
+   * Message) breaks many rules, and reads as one cause with its per-rule findings beneath.
+   */
+  findings: { family: string; cases: number; verdicts: Record<string, number>; example: { case: string; text: string } }[];
+}
+
+/** A case as the plan counts it (plan.ts). */
+export interface PlannedCase {
+  id: string;
+  operation: string;
+  family: string;
+  level: string;
+  calls: Record<string, number>;
+  /** Payments meant to take effect, and the bills and fees they pay (payment cases only). */
+  payments?: { debits: number; subjects: number } | undefined;
+  /** Calls made once per worker for all the cases naming the same key (src/suite/case.ts `shared`). */
+  shared?: { key: string; calls: Record<string, number> }[] | undefined;
+  /** What the case needs to send anything (`signer`, `payments`); without it the case is NOT_APPLICABLE. */
+  needs?: string[] | undefined;
+}
+
+/** The run's plan: calls, payments and the time it takes (plan.ts). */
+export interface Plan {
+  cases: PlannedCase[];
+  byOperation: Record<string, number>;
+  byFamily: Record<string, number>;
+  /**
+   * Planned calls per operation: the sum of the applicable cases' `calls`, and each shared key's
+   * calls once per worker that can draw one of its cases.
+   */
+  calls: Record<string, number>;
+  /** The preflight's calls in `calls` (before the first case, against a configured target), or null. */
+  preflight: Record<string, number> | null;
+  /** The shared calls in `calls`: per key, how many workers make them. */
+  shared: { key: string; calls: Record<string, number>; times: number }[];
+  /** Cases that will send nothing (NOT_APPLICABLE): no signer, or SADAD_PAYMENTS=off. */
+  notApplicable: number;
+  context: PlanContext;
+  limits: Limits;
+  payments: PaymentPlan;
+  estimate: { seconds: number; bound: string | null; perOperation: Record<string, number> };
+}
+
+export type ChangeKind = 'verdict' | 'behaviour' | 'availability' | 'fingerprint';
+export const CHANGE_KINDS: readonly ChangeKind[] = ['verdict', 'behaviour', 'availability', 'fingerprint'];
+
+export interface VerdictChange { case: string; operation: string; previous: string; current: string; kind: 'newly failing' | 'fixed' | 'changed' }
+/** The rule a case judges changed (a suite of another version): its level, sections or expectation. */
+export interface RuleChange { case: string; operation: string; previous: string; current: string }
+/** A stable fact that changed; `cases`: the cases that saw the same change (none for a fact of the whole run). */
+export interface BehaviourChange { topic: string; operation: string | null; previous: string; current: string; cases?: string[] }
+export interface FingerprintDifference { field: string; previous: string | null; current: string | null }
+
+export interface Changes {
+  /** The package compared with. */
+  previous: { file: string; runId: string | null; startedAt: string | null; target: string | null; suite: string | null };
+  /** Fingerprint fields that differ: packages of other suite versions or targets compare too, and say so. */
+  fingerprint: FingerprintDifference[];
+  verdicts: VerdictChange[];
+  added: string[];
+  removed: string[];
+  rules?: RuleChange[];
+  behaviour: BehaviourChange[];
+  availability?: BehaviourChange[];
+  /** How many changes of each kind. */
+  byKind?: Record<ChangeKind, number>;
+  /** Why some behaviour could not be compared (a package of a suite that recorded no stable facts). */
+  limits?: string[];
+  /** verdict + behaviour changes: what SADAD_FAIL_ON=behaviour (and `change`) fails on. */
+  count: number;
+}

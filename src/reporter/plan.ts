@@ -3,49 +3,18 @@
  * the wall time the pacer needs at the configured limits (design.md §6: the bound is
  * `max over operations of ceil(calls / limit) x window`).
  */
-import type { Limits, PlanContext } from '../suite/plan.js';
-import { describePayments, paymentPlan, paymentsSettled, type PaymentPlan } from '../suite/payment-guard.js';
-import { familyIds, operationIds } from './model.js';
+import type { Limits, PlanContext } from '../vocabulary/plan.js';
+import { describePayments, paymentPlan, paymentsSettled, type PaymentPlan } from '../vocabulary/payment-guard.js';
+import { familyIds, operationIds, type Plan, type PlannedCase } from './model.js';
+
+export type { Plan, PlannedCase };
 import { PREFLIGHT_CALLS } from '../preflight/model.js';
 
-export interface PlannedCase {
-  id: string;
-  operation: string;
-  family: string;
-  level: string;
-  calls: Record<string, number>;
-  /** Payments meant to take effect, and the bills and fees they pay (payment cases only). */
-  payments?: { debits: number; subjects: number } | undefined;
-  /** Calls made once per worker for all the cases naming the same key (src/suite/case.ts `shared`). */
-  shared?: { key: string; calls: Record<string, number> }[] | undefined;
-  /** What the case needs to send anything (`signer`, `payments`); without it the case is NOT_APPLICABLE. */
-  needs?: string[] | undefined;
-}
 
 
 /** A plan of the cases alone: one worker, every case applicable. */
 const EVERY_CASE: PlanContext = { workers: 1, signer: true, payments: true };
 
-export interface Plan {
-  cases: PlannedCase[];
-  byOperation: Record<string, number>;
-  byFamily: Record<string, number>;
-  /**
-   * Planned calls per operation: the sum of the applicable cases' `calls`, and each shared key's
-   * calls once per worker that can draw one of its cases.
-   */
-  calls: Record<string, number>;
-  /** The preflight's calls in `calls` (before the first case, against a configured target), or null. */
-  preflight: Record<string, number> | null;
-  /** The shared calls in `calls`: per key, how many workers make them. */
-  shared: { key: string; calls: Record<string, number>; times: number }[];
-  /** Cases that will send nothing (NOT_APPLICABLE): no signer, or SADAD_PAYMENTS=off. */
-  notApplicable: number;
-  context: PlanContext;
-  limits: Limits;
-  payments: PaymentPlan;
-  estimate: { seconds: number; bound: string | null; perOperation: Record<string, number> };
-}
 
 /** Whether the case sends anything in this context (src/suite/case.ts `needsOf`). */
 export const applicable = (c: Pick<PlannedCase, 'needs'>, context: PlanContext) =>

@@ -7,8 +7,8 @@
  */
 import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VERDICT_ORDER } from '../suite/verdicts.js';
-import { RESUME_FROM_ENV, RUN_ONLY_ENV } from '../suite/selection.js';
+import { VERDICT_ORDER } from '../vocabulary/verdicts.js';
+import { RESUME_FROM_ENV, RUN_ONLY_ENV } from '../vocabulary/selection.js';
 import { identityDifferences, runIdentity } from './identity.js';
 import { EVIDENCE_DIR, JournalError, PREVIOUS_DIR, RUN_FILE } from './journal.js';
 import { casesToRerun } from './merge.js';

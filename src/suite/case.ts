@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
 import { ROOT } from '../paths.js';
-import { writeFileAtomic } from '../reporter/atomic.js';
+import { writeFileAtomic } from '../base/atomic.js';
 import { operation, tagsOf, type OperationId } from '../contract/catalogue.js';
 import type { Exchange } from '../client/exchange.js';
 import { summarize } from '../client/exchange.js';
@@ -18,11 +18,11 @@ import { RequestGenerator, type BillSubject, type MoiSubject } from '../generato
 import { classify, type Outcome } from '../client/outcome.js';
 import { judgingConfig, type Runtime } from './runtime.js';
 import { answerFact } from './walk.js';
-import { profileOf } from './profile.js';
-import { runtimeOf } from './targets.js';
-import { loadBaseline, type Waiver } from './baseline.js';
-import { caseFilter } from './selection.js';
-import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from './verdicts.js';
+import { profileOf } from '../vocabulary/profile.js';
+import { roundRobin, runtimeOf } from './targets.js';
+import { loadBaseline, type Waiver } from '../vocabulary/baseline.js';
+import { caseFilter } from '../vocabulary/selection.js';
+import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from '../vocabulary/verdicts.js';
 import { answerSignature, exhausted, retryAfterMs, retryDelayMs, sleep, transientKind, type Fault, type FaultKind } from '../client/transient.js';
 import { coveredBy } from '../pacer/outage.js';
 
@@ -534,13 +534,6 @@ export function collectCases(register: () => void): CaseSpec[] {
 export function interleave(lists: CaseSpec[][]): CaseSpec[] {
   const selected = caseFilter();
   return roundRobin(lists.map((l) => l.filter(([def]) => selected(def.id))));
-}
-
-export function roundRobin<T>(lists: T[][]): T[] {
-  const out: T[] = [];
-  const longest = Math.max(0, ...lists.map((l) => l.length));
-  for (let i = 0; i < longest; i++) for (const l of lists) if (l[i]) out.push(l[i]!);
-  return out;
 }
 
 /** Registers the cases as Playwright tests; called from the spec file so reports point at it. */

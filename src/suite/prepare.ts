@@ -5,7 +5,7 @@
 import type { Fields, RequestBody } from '../contract/message.js';
 import { requestEntries, requestItems } from '../contract/message.js';
 import type { OperationId } from '../contract/catalogue.js';
-import { uniqueId } from '../generators/unique.js';
+import { uniqueId } from '../base/unique.js';
 import type { BillSubject, MoiSubject, RequestGenerator } from '../generators/requests.js';
 import type { CaseContext, SharedCalls } from './case.js';
 import { viewResponse } from '../client/outcome.js';

@@ -9,9 +9,8 @@
 import { readFileSync } from 'node:fs';
 import type { TestInfo } from '@playwright/test';
 import { ConfigError } from '../contract/prefix.js';
-import { roundRobin, type CaseSpec } from './case.js';
 import { runtime, type Runtime } from './runtime.js';
-import { caseFilter } from './selection.js';
+import { caseFilter } from '../vocabulary/selection.js';
 
 /** Internal: the plan file of a multi-target run. */
 export const TARGETS_ENV = 'SADAD_TARGETS';
@@ -56,13 +55,25 @@ export function targetsFromEnv(env: NodeJS.ProcessEnv = process.env): Target[] |
  * target's cases are spread evenly over the queue, so a target bound by its window (a token bucket at
  * 1 s) is fed at a steady pace from the start instead of waiting behind the quick ones.
  */
-export function targetCases(targets: Target[], groups: (() => CaseSpec[][])[]): [Target, CaseSpec][] {
+// generic in the case's type (case.ts's CaseSpec): case.ts imports this module for its runtime
+export function targetCases<S extends [{ id: string; family: string }, unknown]>(targets: Target[], groups: (() => S[][])[]): [Target, S][] {
   const perTarget = targets.map((t) => {
     const selected = caseFilter({ SADAD_CASES: t.cases, SADAD_SKIP_CASES: t.skip });
     return groups.flatMap((group) => roundRobin(group().map((l) => l.filter(([def]) => selected(def.id) && (!t.family || def.family === t.family)))));
   });
-  const keyed = perTarget.flatMap((list, ti) => list.map((c, i) => ({ key: (i + 0.5) / list.length, ti, pair: [targets[ti]!, c] as [Target, CaseSpec] })));
+  const keyed = perTarget.flatMap((list, ti) => list.map((c, i) => ({ key: (i + 0.5) / list.length, ti, pair: [targets[ti]!, c] as [Target, S] })));
   return keyed.sort((a, b) => a.key - b.key || a.ti - b.ti).map((k) => k.pair);
+}
+
+/**
+ * Round-robin over lists, so that the cases of the four operations alternate in the queue and the
+ * workers spend the four operations' rate budgets in parallel.
+ */
+export function roundRobin<T>(lists: T[][]): T[] {
+  const out: T[] = [];
+  const longest = Math.max(0, ...lists.map((l) => l.length));
+  for (let i = 0; i < longest; i++) for (const l of lists) if (l[i]) out.push(l[i]!);
+  return out;
 }
 
 let published: Record<string, Record<string, string>> | undefined;

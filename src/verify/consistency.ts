@@ -8,7 +8,7 @@ import { bucketOf, resultOf } from '../reporter/attestation.js';
 import type { RunManifest, EvidenceRecord } from '../reporter/journal.js';
 import { countVerdicts, type CertificationReport } from '../reporter/model.js';
 import { isNarrowed } from '../reporter/identity.js';
-import { VERDICT_ORDER } from '../suite/verdicts.js';
+import { VERDICT_ORDER } from '../vocabulary/verdicts.js';
 
 const FAILS = new Set(['FAIL', 'ERROR', 'INCONCLUSIVE']);
 const list = (ids: string[], max = 5) => (ids.length > max ? `${ids.slice(0, max).join(', ')} and ${ids.length - max} more` : ids.join(', '));

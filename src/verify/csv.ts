@@ -4,7 +4,7 @@
  * (starting with = + - @, a tab or a carriage return) gets a leading apostrophe: what a package says
  * (its company, its target) comes from the company, and opening the file must not run it.
  */
-import type { Verdict } from '../suite/verdicts.js';
+import type { Verdict } from '../vocabulary/verdicts.js';
 import type { PackageVerification } from './index.js';
 
 const VERDICT_COLUMNS: Verdict[] = ['PASS', 'WARN', 'OBSERVED', 'FAIL', 'ERROR', 'INCONCLUSIVE', 'NOT_RUN', 'SKIPPED', 'NOT_APPLICABLE'];

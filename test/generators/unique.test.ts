@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { ROOT } from '../../src/paths.js';
-import { uniqueId, shortUniqueId } from '../../src/generators/unique.js';
+import { uniqueId, shortUniqueId } from '../../src/base/unique.js';
 import { RequestGenerator } from '../../src/generators/requests.js';
 import { requestEntries, requestItems } from '../../src/contract/message.js';
 

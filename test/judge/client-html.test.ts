@@ -17,7 +17,7 @@ import { renderClientHtml } from '../../src/judge/html.js';
 import { CLIENT_FAMILIES, CLIENT_FORMAT, CLIENT_FORMAT_VERSION, type ClientCase, type ClientCertificationReport, type ScenarioReport } from '../../src/judge/model.js';
 import { buildMatrix, countVerdicts, SPEC_SECTIONS } from '../../src/reporter/model.js';
 import { REPORTS_DIR, SCHEMAS_DIR } from '../../src/paths.js';
-import { VERDICT_ORDER, type Verdict } from '../../src/suite/verdicts.js';
+import { VERDICT_ORDER, type Verdict } from '../../src/vocabulary/verdicts.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 test.use({

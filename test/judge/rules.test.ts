@@ -11,7 +11,7 @@ import { expect, test } from '@playwright/test';
 import { operation, operations, tagsOf, type OperationId } from '../../src/contract/catalogue.js';
 import { referenceIdHeader, specTimestamp } from '../../src/contract/headers.js';
 import type { Fields, RequestBody } from '../../src/contract/message.js';
-import { shortUniqueId } from '../../src/generators/unique.js';
+import { shortUniqueId } from '../../src/base/unique.js';
 import { CLIENT_RULES, RETRY_AFTER_SLACK_MS, TIMESTAMP_TOLERANCE_SECONDS } from '../../src/judge/rules.js';
 import { SCENARIOS, scenarioId } from '../../src/judge/scenarios.js';
 import type { TrafficRecord } from '../../src/judge/traffic.js';

@@ -10,7 +10,7 @@ import { judgeClient, judgeSandbox, type JudgeInput } from '../../src/judge/judg
 import type { ClientCase } from '../../src/judge/model.js';
 import { TrafficRecorder, type TrafficRecord } from '../../src/judge/traffic.js';
 import { startMock, type MockOptions } from '../../src/mock/index.js';
-import type { Verdict } from '../../src/suite/verdicts.js';
+import type { Verdict } from '../../src/vocabulary/verdicts.js';
 import { MockClient } from '../mock/helpers.js';
 
 export const ALL_OPERATIONS: OperationId[] = ['bill-enquiry', 'bill-payment', 'moi-enquiry', 'moi-payment'];

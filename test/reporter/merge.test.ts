@@ -16,7 +16,7 @@ import { writeEvidence, writeManifest, type EvidenceRecord, type ManifestCase, t
 import { casesToRerun, changedVerdicts, mergeCases, mergeRuns, totalCalls } from '../../src/reporter/merge.js';
 import { classifyWaivers, type CaseReport, type RunSummary } from '../../src/reporter/model.js';
 import { buildPackage, currentPackage, writePackage } from '../../src/reporter/package.js';
-import type { Verdict } from '../../src/suite/verdicts.js';
+import type { Verdict } from '../../src/vocabulary/verdicts.js';
 
 function aCase(id: string, verdict: Verdict, runId: string, extra: Partial<CaseReport> = {}): CaseReport {
   return {

@@ -12,9 +12,9 @@ import {
   FORMAT, FORMAT_VERSION, type CaseReport, type CertificationReport,
 } from '../../src/reporter/model.js';
 import { formatDuration, planOf } from '../../src/reporter/plan.js';
-import { plannedLimits } from '../../src/suite/plan.js';
+import { plannedLimits } from '../../src/vocabulary/plan.js';
 import { ROOT } from '../../src/paths.js';
-import type { Verdict } from '../../src/suite/verdicts.js';
+import type { Verdict } from '../../src/vocabulary/verdicts.js';
 
 function aCase(id: string, verdict: Verdict, extra: Partial<CaseReport> = {}): CaseReport {
   const [operation = 'bill-enquiry'] = id.split('.');

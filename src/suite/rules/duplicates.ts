@@ -7,14 +7,14 @@
 import { operation, type OperationId } from '../../contract/catalogue.js';
 import { requestEntries, type RequestBody } from '../../contract/message.js';
 import { summarize, type Exchange } from '../../client/exchange.js';
-import { uniqueId } from '../../generators/unique.js';
+import { uniqueId } from '../../base/unique.js';
 import { defineCase, endOf, type CaseContext } from '../case.js';
-import { plannedLimit } from '../plan.js';
+import { plannedLimit } from '../../vocabulary/plan.js';
 import { billPayment, cents, enquireBills, enquireFees, feePayment, freshIds, type FeeState } from '../prepare.js';
 import { after as afterPaying, onBills, onFees, payAccepted } from '../payments.js';
 import { burstRepeats, exhausted } from '../../client/transient.js';
 import { spreadOf, startTogether } from '../burst.js';
-import { smokeRun } from '../profile.js';
+import { smokeRun } from '../../vocabulary/profile.js';
 
 /** The same body with another payment's SequenceNumber in every entry. */
 function withSequence(opId: OperationId, body: RequestBody, seq: string, tagPrefix: string): RequestBody {

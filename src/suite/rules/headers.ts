@@ -9,7 +9,7 @@ import { SPEC_PREFIX } from '../../contract/prefix.js';
 import { defineCase, type CaseContext } from '../case.js';
 import { expectRejection } from '../expect-rejection.js';
 import { acceptableRequest, payableBaseCalls } from '../prepare.js';
-import type { Level } from '../verdicts.js';
+import type { Level } from '../../vocabulary/verdicts.js';
 import type { Outcome } from '../../client/outcome.js';
 import { acceptablePayment, sendPayment } from '../payments.js';
 

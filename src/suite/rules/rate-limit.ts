@@ -28,7 +28,7 @@ import { summarize, type Exchange } from '../../client/exchange.js';
 import type { RequestBody } from '../../contract/message.js';
 import { defineCase, endOf, type CaseContext } from '../case.js';
 import { answerFact } from '../walk.js';
-import { plannedLimit, plannedShape } from '../plan.js';
+import { plannedLimit, plannedShape } from '../../vocabulary/plan.js';
 import { acceptableRequest, enquireBills, enquireFees, billPayment, feePayment } from '../prepare.js';
 import { spreadOf, startTogether, type Via } from '../burst.js';
 import { answerSignature, burstRepeats, exhausted, retryAfterMs } from '../../client/transient.js';

@@ -10,7 +10,7 @@ import { mutationsOf, type Mutation } from '../../generators/mutations.js';
 import { defineCase } from '../case.js';
 import { expectRejection } from '../expect-rejection.js';
 import { acceptableRequest, payableBaseCalls, spendPayable } from '../prepare.js';
-import type { RuleFamily } from '../verdicts.js';
+import type { RuleFamily } from '../../vocabulary/verdicts.js';
 
 function familyOf(m: Mutation): RuleFamily {
   if (m.field === 'TransactionType' && (m.kind === 'foreign' || m.kind === 'unknown')) return 'transaction-type';
