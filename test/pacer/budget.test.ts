@@ -83,7 +83,10 @@ test('calls are spaced evenly, (window + margin) / limit apart, from the first: 
   // a burst up to the limit would have put 4 calls in the first millisecond; the first window's
   // worth is a fifth wider apart (its calls build connections and reach a target late)
   gaps(starts).forEach((g, i) => expect(g).toBeGreaterThanOrEqual((i < 4 ? 1.2 : 1) * spacing(4) - 1));
-  expect(starts.at(-1)! - starts[0]!).toBeLessThan((8 + 4 * 0.2) * spacing(4) + 40);
+  // timers slip on a loaded machine (47 ms over 8 gaps seen in CI beside other runs); one spacing
+  // too many (a call held for a window, a burst's quiet) is more than the 60 ms allowed
+  expect(spacing(4)).toBeGreaterThan(60);
+  expect(starts.at(-1)! - starts[0]!).toBeLessThan((8 + 4 * 0.2) * spacing(4) + 60);
   const stats = (await pacer.stats())['moi-enquiry']!;
   expect(stats.spacingMs).toBeCloseTo(spacing(4), 0);
   expect(stats.refused).toBe(0);
