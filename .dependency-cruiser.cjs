@@ -20,8 +20,9 @@ const FLOORS = [
   ['config'],
   // the rate budgets; the run's vocabulary (verdicts, selection, profile, plan, baseline, payment guard)
   ['pacer', 'vocabulary'],
-  // the HTTP client of the target: tokens, signatures, masking, transient faults
-  ['client'],
+  // the HTTP client of the target: tokens, signatures, masking, transient faults; the evidence
+  // record a case leaves, its one writer and reader, and how a verdict reads as a test status
+  ['client', 'evidence'],
   // what stands apart from the suite: the path to the target checked first; the mock
   ['preflight', 'mock'],
   // the cases and their evidence; the package made from the evidence

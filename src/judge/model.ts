@@ -5,7 +5,8 @@
  * verdict model, one JUnit renderer and one set of counting helpers serve both packages; a case
  * says which side it judges: the client's traffic, or (proxy mode) the sandbox's answers.
  */
-import type { CaseReport, ExchangeRecord, MatrixCell, VerdictCounts } from '../reporter/model.js';
+import type { CaseReport, MatrixCell, VerdictCounts } from '../reporter/model.js';
+import type { ExchangeRecord } from '../evidence/record.js';
 import type { Level, Verdict } from '../vocabulary/verdicts.js';
 
 export const CLIENT_FORMAT = 'sadad-client-certification';

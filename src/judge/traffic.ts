@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { operationByPath, type OperationId } from '../contract/catalogue.js';
-import type { ExchangeRecord } from '../reporter/model.js';
+import type { ExchangeRecord } from '../evidence/record.js';
 import { isSecretHeader, maskBody, maskHeaders, maskText, registerSecret } from '../client/redact.js';
 import type { AnswerSource, MockRecorder } from '../mock/recorder.js';
 

@@ -21,7 +21,8 @@ import { allCases } from '../suite/cases.js';
 import { caseGenerators, type JudgingConfig, type Runtime } from '../suite/runtime.js';
 import type { Verdict } from '../vocabulary/verdicts.js';
 import { isVacuous, VACUOUS_CAUSE } from '../reporter/conditions.js';
-import type { EvidenceRecord } from '../reporter/journal.js';
+import type { EvidenceRecord } from '../evidence/record.js';
+import { readAllEvidence } from '../evidence/store.js';
 import { recordedOf, rehydrate, ReplayClient, replayFacts, replayPacer, type RecordedExchange } from './client.js';
 import { classify } from '../client/outcome.js';
 
@@ -97,17 +98,6 @@ function casesFor(profile: string): Map<string, [CaseDefinition, CaseBody]> {
   return m;
 }
 
-/** The evidence files of a package: every evidence/<id>.json that parses. */
-export function readAllEvidence(dir: string): EvidenceRecord[] {
-  const ev = join(dir, 'evidence');
-  if (!existsSync(ev)) return [];
-  return readdirSync(ev).filter((f) => f.endsWith('.json') && !f.startsWith('.')).sort().flatMap((f) => {
-    try {
-      const r = JSON.parse(readFileSync(join(ev, f), 'utf8')) as EvidenceRecord;
-      return r && typeof r === 'object' && typeof r.id === 'string' && `${r.id}.json` === f ? [r] : [];
-    } catch { return []; }
-  });
-}
 
 const sameExchange = (x: Exchange, r: RecordedExchange) => { const a = recordedOf.get(x) ?? x; return a.label === r.label && a.startedAt === r.startedAt && JSON.stringify(a.request) === JSON.stringify(r.request) && JSON.stringify(a.response ?? null) === JSON.stringify(r.response ?? null) && JSON.stringify(a.error ?? null) === JSON.stringify(r.error ?? null); };
 

@@ -7,17 +7,20 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildPackage, OUTAGES_FILE, PACKAGE_FILE, readPackage, registerSecrets, writePackage } from '../reporter/package.js';
-import { EVIDENCE_DIR, JournalError, readManifest, writeEvidence, writeManifest, RUN_FILE, type EvidenceRecord } from '../reporter/journal.js';
+import { JournalError, readManifest, writeManifest, RUN_FILE } from '../reporter/journal.js';
+import { writeEvidence } from '../evidence/store.js';
+import { EVIDENCE_DIR, type EvidenceRecord } from '../evidence/record.js';
 import { manifestCaseOf } from '../reporter/collect.js';
 import type { CertificationReport } from '../reporter/model.js';
 import { gitState, schemaHash, suiteVersion } from '../reporter/fingerprint.js';
 import { PREFLIGHT_FILE } from '../preflight/model.js';
 import type { Verdict } from '../vocabulary/verdicts.js';
-import { readAllEvidence, rejudgePackage, type Rejudgement } from './index.js';
+import { rejudgePackage, type Rejudgement } from './index.js';
+import { readAllEvidence } from '../evidence/store.js';
+import { testStatusOf } from '../evidence/outcome.js';
 
 /** The annotations a verdict and its notes leave: rewritten with the re-judged verdict. */
 const VERDICT_ANNOTATIONS = new Set(['verdict', 'fail', 'error', 'inconclusive', 'not_run', 'skipped', 'not_applicable', 'warn', 'observed', 'causes', 'observation', 'transient']);
-const testStatusOf = (v: Verdict) => (v === 'SKIPPED' || v === 'NOT_APPLICABLE' ? 'skipped' : v === 'FAIL' || v === 'ERROR' || v === 'INCONCLUSIVE' ? 'failed' : 'passed');
 
 /** The package files a re-judge writes into `out` (anything else there is left alone). */
 const PACKAGE_FILES = [PACKAGE_FILE, 'certification.html', 'certification.sha256', 'junit.xml', 'exchanges.har', 'pacing.json', RUN_FILE, OUTAGES_FILE, PREFLIGHT_FILE, 'ctrf.json', 'certification.intoto.json', 'certification.zip'];

@@ -24,7 +24,8 @@ import { changeFails, failOnOrDefault, formatChanges, kindsText } from './compar
 import { manifestCase, plannedCase, recordOfResult } from './collect.js';
 import { CHECKSUM_FILE } from './checksum.js';
 import { runIdentity, type RunIdentity } from './identity.js';
-import { evidenceFile, newRunId, writeEvidence, writeManifest, type RunManifest } from './journal.js';
+import { newRunId, writeManifest, type RunManifest } from './journal.js';
+import { evidenceFile, writeEvidence } from '../evidence/store.js';
 import { buildPackage, registerSecrets, writePackage } from './package.js';
 import { newRunManifest } from './manifest.js';
 import { formatDuration, formatPlan, planOf, type Plan } from './plan.js';

@@ -9,8 +9,11 @@ import type { TestCase, TestResult } from '@playwright/test/reporter';
 import { maskHeaders, maskText } from '../client/redact.js';
 import { VERDICT_ORDER, type Level, type Verdict } from '../vocabulary/verdicts.js';
 import { parseFaults } from './availability.js';
-import type { EvidenceRecord, ManifestCase } from './journal.js';
-import type { CaseReport, ExchangeRecord } from './model.js';
+import type { ManifestCase } from './journal.js';
+import type { EvidenceRecord } from '../evidence/record.js';
+import { testStatusOf } from '../evidence/outcome.js';
+import type { CaseReport } from './model.js';
+import type { ExchangeRecord } from '../evidence/record.js';
 import type { PlannedCase } from './plan.js';
 
 type Annotation = { type: string; description?: string };
@@ -178,7 +181,6 @@ export function recordOfResult(test: TestCase, result: TestResult, runId: string
   };
 }
 
-const testStatusOf = (verdict: Verdict) => (verdict === 'SKIPPED' || verdict === 'NOT_APPLICABLE' ? 'skipped' : verdict === 'FAIL' || verdict === 'ERROR' || verdict === 'INCONCLUSIVE' ? 'failed' : 'passed');
 
 /** A case record from its evidence file. */
 export function caseFromEvidence(planned: ManifestCase, ev: EvidenceRecord, runId: string, at: string): CaseReport {

@@ -9,7 +9,7 @@
  * becomes INCONCLUSIVE, counted under the cause of the case that tests acceptance directly.
  */
 import { maskText } from '../client/redact.js';
-import { readEvidence } from './journal.js';
+import { readEvidence } from '../evidence/store.js';
 import { maskExchange } from './collect.js';
 import type { CaseReport } from './model.js';
 import type { PreflightReport } from '../preflight/model.js';

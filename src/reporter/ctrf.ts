@@ -18,6 +18,7 @@
  * file, `extra["sadad.conformance"]` the verdict, level, sections, notes, waiver, run and evidence file.
  */
 import type { CaseReport, CertificationReport } from './model.js';
+import { outcomeOf, type CtrfStatus } from '../evidence/outcome.js';
 
 export const CTRF_FILE = 'ctrf.json';
 /** The version of the CTRF specification the file follows (spec/ctrf.md: "Version 0.0.0", the `specVersion` field). */
@@ -25,13 +26,11 @@ export const CTRF_SPEC_VERSION = '0.0.0';
 /** The one namespace of this suite's `extra` keys (spec/ctrf.md §4.6.1). */
 export const CTRF_NAMESPACE = 'sadad.conformance';
 
-export type CtrfStatus = 'passed' | 'failed' | 'skipped' | 'pending' | 'other';
+export type { CtrfStatus };
 
+/** The case's CTRF status (evidence/outcome.ts: the one table of verdicts to test statuses). */
 export function ctrfStatus(c: Pick<CaseReport, 'verdict' | 'waiver'>): CtrfStatus {
-  if (c.verdict === 'NOT_RUN') return 'other';
-  if (c.verdict === 'SKIPPED' || c.verdict === 'NOT_APPLICABLE') return 'skipped';
-  if (c.verdict === 'PASS' || c.verdict === 'WARN' || c.verdict === 'OBSERVED' || c.waiver?.status === 'used') return 'passed';
-  return 'failed';
+  return outcomeOf(c.verdict, c.waiver?.status === 'used').ctrf;
 }
 
 const ms = (iso: string | undefined) => { const t = Date.parse(iso ?? ''); return Number.isFinite(t) ? t : 0; };

@@ -12,7 +12,8 @@
 import { STATUS_CODES } from 'node:http';
 import { clippedBody } from '../client/curl.js';
 import { maskHeaders, maskText } from '../client/redact.js';
-import type { CertificationReport, ExchangeRecord } from './model.js';
+import type { CertificationReport } from './model.js';
+import type { ExchangeRecord } from '../evidence/record.js';
 
 export const HAR_FILE = 'exchanges.har';
 

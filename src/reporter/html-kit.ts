@@ -6,7 +6,8 @@
  */
 import { maskHeaders, maskText } from '../client/redact.js';
 import { VERDICT_ORDER, type Verdict } from '../vocabulary/verdicts.js';
-import { operationTitle, type CertificationReport, type ExchangeRecord } from './model.js';
+import { operationTitle, type CertificationReport } from './model.js';
+import { type ExchangeRecord } from '../evidence/record.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 /** Masked and escaped: the only way a value reaches the page. */

@@ -12,11 +12,10 @@ import { randomBytes } from 'node:crypto';
 import type { Verdict } from '../vocabulary/verdicts.js';
 import { writeFileAtomic } from '../base/atomic.js';
 import type { RunIdentity } from './identity.js';
-import type { ExchangeRecord } from './model.js';
+import type { ExchangeRecord } from '../evidence/record.js';
 import type { PlanContext } from '../vocabulary/plan.js';
 
 export const RUN_FILE = 'run.json';
-export const EVIDENCE_DIR = 'evidence';
 export const PREVIOUS_DIR = 'previous';
 export const RUN_FORMAT = 'sadad-run';
 
@@ -66,42 +65,6 @@ export interface RunManifest {
   end?: { finishedAt: string; status: string; durationMs: number; errors: string[] };
 }
 
-/** What a case leaves in evidence/<id>.json (masked in the worker, masked again when read). */
-export interface EvidenceRecord {
-  id: string;
-  runId?: string;
-  /** `case` when the case wrote it at its end; `reporter` for a case that ended without a verdict. */
-  writtenBy?: 'case' | 'reporter';
-  title?: string;
-  file?: string;
-  verdict: Verdict;
-  /** What Playwright reports for the test: passed, failed, skipped, timedOut, interrupted. */
-  testStatus?: string;
-  level?: string;
-  family?: string;
-  op?: string;
-  sections?: string[];
-  expectation?: string;
-  calls?: Record<string, number>;
-  startedAt?: string;
-  finishedAt?: string;
-  durationMs?: number;
-  notes?: { verdict: Verdict; text: string; cause?: unknown; testedBy?: unknown }[];
-  observations?: Record<string, unknown>;
-  /** What the target does in words that hold from run to run (CaseContext.stableFacts): what `--compare` reads. */
-  facts?: Record<string, string>;
-  transient?: { op: string; kind: string; recovered: boolean }[];
-  /** Operations whose answer the case saw accepted. */
-  accepted?: string[];
-  /** The case's PASS on a rejection holds only if some request of this operation was accepted in the run. */
-  requires?: { acceptance: string };
-  annotations?: { type: string; description?: string }[];
-  exchanges?: ExchangeRecord[];
-  /** What a re-judge needs besides the exchanges (src/replay; absent in evidence of suites before re-judging). */
-  replay?: { worker: string; seq: number; config: Record<string, unknown>; inputs: { kind: string; key: string; value: unknown }[] };
-  /** Set by a re-judge (npm run certify -- --rejudge): the verdict the run recorded, when the re-judge gave another. */
-  rejudged?: { recorded: Verdict; divergence?: string };
-}
 
 /** `20261121T172404Z-3fa2c1`: sorts by start time, unique enough across machines. */
 export function newRunId(now = new Date()): string {
@@ -124,26 +87,3 @@ export function writeManifest(dir: string, manifest: RunManifest): void {
   writeFileAtomic(join(dir, RUN_FILE), JSON.stringify(manifest, null, 2) + '\n');
 }
 
-/** The evidence file of a case, if the id is safe to use as a file name. */
-export function evidenceFile(dir: string, id: string): string | null {
-  if (!/^[\w.\-[\]]+$/.test(id) || id.startsWith('.')) return null;
-  return join(dir, EVIDENCE_DIR, `${id}.json`);
-}
-
-/** A case's evidence, or null when there is none, or it is unreadable (a file is written whole, so that means it was tampered with). */
-export function readEvidence(dir: string, id: string): EvidenceRecord | null {
-  const file = evidenceFile(dir, id);
-  if (!file || !existsSync(file)) return null;
-  try {
-    const e = JSON.parse(readFileSync(file, 'utf8')) as EvidenceRecord;
-    return e && typeof e === 'object' && e.id === id && typeof e.verdict === 'string' ? e : null;
-  } catch {
-    return null;
-  }
-}
-
-export function writeEvidence(dir: string, record: EvidenceRecord): void {
-  const file = evidenceFile(dir, record.id);
-  if (!file) throw new JournalError(`case id ${JSON.stringify(record.id)} cannot name a file`);
-  writeFileAtomic(file, JSON.stringify(record, null, 2));
-}

@@ -33,6 +33,7 @@
  * `hostname` is optional and left out: the report does not say where the run ran.
  */
 import type { CaseReport, CertificationReport, Fingerprint } from './model.js';
+import { outcomeOf } from '../evidence/outcome.js';
 
 /** What the rendering reads of the report (a whole `CertificationReport` will do; so does the client package's). */
 export type JunitSource = Pick<CertificationReport, 'cases' | 'matrix' | 'runs'> & {
@@ -45,9 +46,6 @@ export const MESSAGE_MAX = 500;
 /** Most characters (code points) of one element's text (`<failure>`, `<system-out>`, ...). */
 export const TEXT_MAX = 32_000;
 
-/** Verdicts that pass in CI; a waiver that was used turns any other verdict except NOT_RUN into a pass. */
-const PASSING = new Set(['PASS', 'WARN', 'OBSERVED']);
-const SKIPPING = new Set(['SKIPPED', 'NOT_APPLICABLE']);
 
 // ANSI escape sequences (colours in an error text), then every character XML 1.0 does not allow
 // (C0 controls but tab, LF and CR; lone surrogates; U+FFFE and U+FFFF).
@@ -145,13 +143,15 @@ export function junitCase(c: CaseReport): JunitCase {
   const waived = c.waiver?.status === 'used' && String(c.waiver.verdict) === verdict && verdict !== 'NOT_RUN';
 
   if (verdict === 'PASS' && !c.waiver) return { ...base, kind: 'passed', type: null, message: null, text: null, out: null };
-  const out = describe(c, verdict, waived && !PASSING.has(verdict) && !SKIPPING.has(verdict));
-  if (PASSING.has(verdict) || (waived && !SKIPPING.has(verdict))) return { ...base, kind: 'passed', type: null, message: null, text: null, out };
-  if (SKIPPING.has(verdict)) {
+  // the kind comes from the one table of verdicts to test statuses (evidence/outcome.ts)
+  const kind = outcomeOf(c.verdict, waived).junit;
+  const out = describe(c, verdict, waived && outcomeOf(c.verdict).test === 'failed');
+  if (kind === 'passed') return { ...base, kind: 'passed', type: null, message: null, text: null, out };
+  if (kind === 'skipped') {
     return { ...base, kind: 'skipped', type: verdict, message: null, text: `${verdict}: ${own.length ? own.join('; ') : first ?? 'no reason recorded'}`, out };
   }
   const what = first ?? 'no note recorded';
-  if (verdict === 'FAIL') {
+  if (kind === 'failure') {
     const message = c.expectation ? `${c.id}: expected ${c.expectation}; got: ${what}` : `${c.id}: ${what}`;
     return { ...base, kind: 'failure', type: 'FAIL', message: oneLine(message), text, out };
   }

@@ -7,6 +7,7 @@ import { operations } from '../contract/catalogue.js';
 import { RULE_FAMILIES, VERDICT_ORDER, type Level, type RuleFamily, type Verdict } from '../vocabulary/verdicts.js';
 import type { Waiver } from '../vocabulary/baseline.js';
 import type { RunIdentity } from './identity.js';
+import type { ExchangeRecord } from '../evidence/record.js';
 import type { Limits, PlanContext } from '../vocabulary/plan.js';
 import type { PaymentPlan } from '../vocabulary/payment-guard.js';
 import { aggregateAvailability, type Availability, type PacingSummary, type TransientFault } from './availability.js';
@@ -18,17 +19,6 @@ export const FORMAT_VERSION = 2;
 
 export type VerdictCounts = Record<Verdict, number>;
 
-export interface ExchangeRecord {
-  label: string;
-  op?: string;
-  request: { method: string; url: string; headers: Record<string, string>; body: string };
-  response?: { status: number; headers: Record<string, string>; body: string };
-  error?: { kind: string; message: string; code?: string; advice?: string };
-  startedAt?: string;
-  durationMs?: number;
-  /** The curl command that sends the request again (src/client/curl.ts); on the exchanges of a case that is not PASS. */
-  curl?: string;
-}
 
 export interface CaseReport {
   id: string;

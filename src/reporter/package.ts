@@ -22,12 +22,12 @@ import { caseFromEvidence, caseNotRun, howItEnded, manifestCaseOf, maskExchange 
 import { renderHtml } from './html.js';
 import { buildHar, HAR_FILE, renderHar } from './har.js';
 import { isNarrowed, type RunIdentity } from './identity.js';
-import { EVIDENCE_DIR, JournalError, readEvidence, readManifest, writeEvidence, type ManifestCase, type RunManifest } from './journal.js';
+import { JournalError, readManifest, type ManifestCase, type RunManifest } from './journal.js';
+import { readEvidence, writeEvidence } from '../evidence/store.js';
+import { EVIDENCE_DIR } from '../evidence/record.js';
 import { changedVerdicts, mergeCases, mergeRuns, totalCalls } from './merge.js';
-import {
-  aggregateObservations, buildCounts, buildMatrix, classifyWaivers, decideOutcome, errorBodyShapes, familyIds, operationIds, planSummary,
-  SPEC_SECTIONS, FORMAT, FORMAT_VERSION, type CaseReport, type CertificationReport, type ExchangeRecord, type Fingerprint, type RunSummary,
-} from './model.js';
+import { aggregateObservations, buildCounts, buildMatrix, classifyWaivers, decideOutcome, errorBodyShapes, familyIds, operationIds, planSummary, SPEC_SECTIONS, FORMAT, FORMAT_VERSION, type CaseReport, type CertificationReport, type Fingerprint, type RunSummary } from './model.js';
+import { type ExchangeRecord } from '../evidence/record.js';
 import { planOf } from './plan.js';
 import { applyAcceptanceCondition, VACUOUS_CAUSE } from './conditions.js';
 import { pacingSummary, parseOutages, spanText, type Availability } from './availability.js';

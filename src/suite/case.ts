@@ -7,7 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
 import { ROOT } from '../paths.js';
-import { writeFileAtomic } from '../base/atomic.js';
+import { writeEvidence } from '../evidence/store.js';
+import { testStatusOf, type TestStatus } from '../evidence/outcome.js';
 import { operation, tagsOf, type OperationId } from '../contract/catalogue.js';
 import type { Exchange } from '../client/exchange.js';
 import { summarize } from '../client/exchange.js';
@@ -599,11 +600,11 @@ const waivers = () => (baseline ??= loadBaseline());
  * certification package needs of it, so a run that never gets to write its package can still be
  * reported (`npm run certify -- --report`) and resumed (src/reporter/journal.ts, EvidenceRecord).
  */
-function writeEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, testStatus: string): void {
+function recordEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, testStatus: TestStatus): void {
   const finished = Date.now();
   // Playwright keeps the test's start only privately; the first exchange is the next best thing
   const started = (testInfo as unknown as { _startWallTime?: number })._startWallTime ?? (Date.parse(c.exchanges[0]?.startedAt ?? '') || finished);
-  writeFileAtomic(join(c.rt.reportsDir, 'evidence', `${c.def.id}.json`), JSON.stringify({
+  writeEvidence(c.rt.reportsDir, {
     id: c.def.id, runId: process.env.SADAD_RUN_ID, writtenBy: 'case', title: maskText(testInfo.title), file: relative(ROOT, testInfo.file).split('\\').join('/'),
     verdict, testStatus, level: c.def.level, family: c.def.family, op: c.def.op, sections: c.def.sections, expectation: c.def.expectation,
     calls: c.def.calls ?? { [c.def.op]: 1 },
@@ -611,12 +612,12 @@ function writeEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, tes
     notes: c.notes, observations: c.observations, facts: c.stableFacts(), transient: c.faults,
     accepted: [...c.acceptedOps], ...(c.requiresAcceptance ? { requires: { acceptance: c.requiresAcceptance } } : {}),
     // what a re-judge needs besides the exchanges (src/replay): the worker state's order, the configuration the verdict depends on, the inputs read
-    replay: { worker: c.rt.worker, seq: c.seq, config: judgingConfig(c.rt, profileOf()), inputs: c.inputs },
+    replay: { worker: c.rt.worker, seq: c.seq, config: { ...judgingConfig(c.rt, profileOf()) }, inputs: c.inputs },
     annotations: testInfo.annotations.map((a) => ({ type: a.type, ...(a.description === undefined ? {} : { description: maskText(a.description) }) })),
     exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs,
       // "Reproduce it": the command that sends this request again, for every case a reader will look into
       ...(verdict === 'PASS' ? {} : { curl: curlCommand(ex, c.config.network, curlOptionsOf(c.config, c.rt.client.signer, c.def.id)) }) })),
-  }, null, 2));
+  });
 }
 
 function finish(c: CaseContext, testInfo: TestInfo): void {
@@ -629,11 +630,12 @@ function finish(c: CaseContext, testInfo: TestInfo): void {
   if (causes.length) testInfo.annotations.push({ type: 'causes', description: JSON.stringify(causes) });
   const waiver = waivers().find((w) => w.case === c.def.id);
   if (waiver) testInfo.annotations.push({ type: waiver.verdict === verdict ? 'waiver-used' : 'waiver-not-needed', description: `${waiver.verdict}: ${waiver.comment}` });
-  const skipped = verdict === 'SKIPPED' || verdict === 'NOT_APPLICABLE';
-  // INCONCLUSIVE and NOT_RUN block certification like ERROR: the run fails on them too
-  const failed = (verdict === 'FAIL' || verdict === 'ERROR' || verdict === 'INCONCLUSIVE' || verdict === 'NOT_RUN') && waiver?.verdict !== verdict;
+  // INCONCLUSIVE and NOT_RUN block certification like ERROR: the run fails on them too (outcome.ts)
+  const status = testStatusOf(verdict, waiver?.verdict === verdict);
+  const skipped = status === 'skipped';
+  const failed = status === 'failed';
   // after the annotations, so the evidence holds them all
-  writeEvidence(c, testInfo, verdict, skipped ? 'skipped' : failed ? 'failed' : 'passed');
+  recordEvidence(c, testInfo, verdict, status);
   if (skipped) test.skip(true, `${verdict}: ${c.skipReason}`);
   if (failed) {
     const lines = c.notes.filter((n) => n.verdict === verdict).map((n) => `- ${n.text}`);

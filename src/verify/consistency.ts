@@ -5,7 +5,8 @@
  * fingerprint, the identity and the cases' runs; and the signed predicate against the package.
  */
 import { bucketOf, resultOf } from '../reporter/attestation.js';
-import type { RunManifest, EvidenceRecord } from '../reporter/journal.js';
+import type { RunManifest } from '../reporter/journal.js';
+import type { EvidenceRecord } from '../evidence/record.js';
 import { countVerdicts, type CertificationReport } from '../reporter/model.js';
 import { isNarrowed } from '../reporter/identity.js';
 import { VERDICT_ORDER } from '../vocabulary/verdicts.js';
