@@ -11,10 +11,19 @@
  *
  * The network options follow the configuration the call went through (src/net): the CA file, the
  * client certificate, and the proxy `routeOf` says the call took, tunnelled as undici tunnels.
+ *
+ * A payment is not an enquiry: the same request sent again repeats its SequenceNumber, so where
+ * the recorded payment took effect the target should refuse it as a duplicate (the mock: 409, or
+ * 422 once the subject is paid), and one that does not pays twice. The command still sends the
+ * request as recorded (that is what reproduces the evidence), but it says so, and holds each
+ * SequenceNumber in a variable set on a line of its own, so that a new payment is one deliberate
+ * edit away and the signature line signs the body that is sent; never a fresh value by default,
+ * which would make pasting a command a payment.
  */
 import type { NetworkConfig } from '../net/index.js';
 import { routeOf } from '../net/index.js';
 import type { SuiteConfig } from '../config/index.js';
+import { operations } from '../contract/catalogue.js';
 import { MAX_BODY, type Exchange } from './exchange.js';
 import { MASK, maskText } from './redact.js';
 import { SIGNATURE_HEADER, type Signer } from './signer.js';
@@ -22,6 +31,8 @@ import { SIGNATURE_HEADER, type Signer } from './signer.js';
 /** What curl needs of a recorded exchange (an `Exchange`, or an `ExchangeRecord` read back from evidence). */
 export interface CurlExchange {
   label?: string;
+  /** The operation: a payment's command says what sending it again does. */
+  op?: string | undefined;
   request: Exchange['request'];
   response?: { status: number } | undefined;
   error?: { kind: string; message: string } | undefined;
@@ -97,14 +108,23 @@ function bodySecretVariable(before: string): string {
   return 'SADAD_BODY_SECRET';
 }
 
+/** A piece of a body the command does not write literally: a masked secret, or a SequenceNumber, each read from its variable. */
+interface Hole { at: number; length: number; variable: string }
+
 /**
  * A shell expression that writes the body to stdout, or (plain text) the word for `--data-raw`.
- * `printf` with octal escapes carries any byte, NUL included; `%s` takes a masked secret's variable.
+ * `printf` with octal escapes carries any byte, NUL included; `%s` takes a variable's value (a
+ * masked secret's, or a SequenceNumber's: `sequences`, the places of each value in the body).
  */
-function bodySource(body: string): { raw: string | null; printf: string; variables: string[] } {
-  const pieces = body.split(MASK);
-  const variables: string[] = [];
-  for (let i = 1; i < pieces.length; i++) variables.push(bodySecretVariable(pieces.slice(0, i).join(MASK)));
+function bodySource(body: string, sequences: Hole[] = []): { raw: string | null; printf: string; variables: string[] } {
+  const holes: Hole[] = [...sequences];
+  for (let at = body.indexOf(MASK); at >= 0; at = body.indexOf(MASK, at + MASK.length)) holes.push({ at, length: MASK.length, variable: bodySecretVariable(body.slice(0, at)) });
+  holes.sort((a, b) => a.at - b.at);
+  const pieces: string[] = [];
+  let from = 0;
+  for (const h of holes) { pieces.push(body.slice(from, h.at)); from = h.at + h.length; }
+  pieces.push(body.slice(from));
+  const variables = holes.map((h) => h.variable);
   const plain = !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(body);
   const raw = plain ? word(pieces.flatMap((p, i) => (i === 0 ? [p] : [{ v: variables[i - 1]! }, p]))) : null;
   const fmt = pieces.map((p) => p.replace(/[\\%]/g, (c) => (c === '%' ? '%%' : '\\\\'))
@@ -113,6 +133,41 @@ function bodySource(body: string): { raw: string | null; printf: string; variabl
     .replace(/^-/, '\\055');
   const printf = `printf ${fmt === '' ? "''" : shellQuote(fmt)}${variables.map((v) => ` ${ref(v)}`).join('')}`;
   return { raw, printf, variables };
+}
+
+const PAYMENT_OPS = new Set<string>(operations.filter((o) => o.kind === 'payment').map((o) => o.id));
+/** A SequenceNumber the command can hold in a variable: plain text that needs no escaping in JSON or in the shell's double quotes. */
+const PLAIN_SEQUENCE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The SequenceNumbers of a payment's body (every `SequenceNumber` string, whatever its depth), each
+ * value with its variable and its places in the body text. One value: `SADAD_SEQUENCE_NUMBER`;
+ * several entries: `SADAD_SEQUENCE_NUMBER_1`, `_2`, ... in the order of the body. None for a body
+ * that is not JSON, or whose SequenceNumbers are not plain strings (the request-field cases' wrong
+ * types and empty values): those are sent as recorded.
+ */
+function sequenceNumbers(body: string): { variable: string; value: string; holes: Hole[] }[] {
+  let parsed: unknown;
+  try { parsed = JSON.parse(body); } catch { return []; }
+  const values: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) { v.forEach(walk); return; }
+    if (!v || typeof v !== 'object') return;
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'SequenceNumber' && typeof x === 'string' && PLAIN_SEQUENCE.test(x) && !values.includes(x)) values.push(x);
+      else walk(x);
+    }
+  };
+  walk(parsed);
+  const found = values.map((value) => {
+    // the value's characters need no escaping (PLAIN_SEQUENCE): in the text it is the value between quotes
+    const re = new RegExp(`("SequenceNumber"\\s*:\\s*")${value.replace(/[.]/g, '\\.')}"`, 'g');
+    return { value, at: [...body.matchAll(re)].map((m) => m.index + m[1]!.length) };
+  }).filter((f) => f.at.length);
+  return found.map(({ value, at }, i) => {
+    const variable = found.length === 1 ? 'SADAD_SEQUENCE_NUMBER' : `SADAD_SEQUENCE_NUMBER_${i + 1}`;
+    return { variable, value, holes: at.map((a) => ({ at: a, length: value.length, variable })) };
+  });
 }
 
 /**
@@ -189,7 +244,16 @@ function build(ex: CurlExchange, net: NetworkConfig | undefined, options: CurlOp
 
   const sendsBody = method !== 'GET' && method !== 'HEAD';
   const clipped = sendsBody ? clippedBody(req.body) : null;
-  const body = sendsBody && !clipped ? bodySource(req.body) : null;
+  const sequences = sendsBody && !clipped && ex.op && PAYMENT_OPS.has(ex.op) ? sequenceNumbers(req.body) : [];
+  const body = sendsBody && !clipped ? bodySource(req.body, sequences.flatMap((q) => q.holes)) : null;
+  if (sequences.length) {
+    // set before anything reads them (the signature line signs the body with them)
+    for (const q of sequences) pre.push(`${q.variable}=${shellQuote(q.value)}`);
+    const one = sequences.length === 1;
+    const names = sequences.map((q) => q.variable).join(', ');
+    comments.push(`a payment, so sending it again as it is repeats its SequenceNumber${one ? `, set in ${names}` : `s, set in ${names}, one per entry,`} below: if the recorded payment took effect, this is its duplicate and is to be refused, by the embedded mock with HTTP 409, or 422 once the bill or fee is paid. A target that takes it pays twice`);
+    comments.push(`to send it as a new payment instead, one that takes effect, set ${one ? names : 'each of them'} to a value never sent, such as S and 20 hex digits from openssl rand -hex 10. Amount, subject and TransactionReferenceNumber stay as recorded`);
+  }
 
   // headers, in the order recorded
   const headerArgs: string[] = [];

@@ -239,7 +239,7 @@ async function verifyDir(dir: string, zipNames: string[] | null, options: Verify
   else if ('error' in rawReport) problem('schema', `certification.json is not JSON: ${rawReport.error}`);
   else {
     const validate = certificationValidator();
-    if (!validate(rawReport.value)) problem('schema', `certification.json does not match schemas/certification.schema.json: ${errorLines(validate.errors).join('; ')}`);
+    if (!validate(rawReport.value)) problem('schema', `certification.json does not match schemas/certification.schema.json: ${errorLines(validate.errors, 3, rawReport.value).join('; ')}`);
     const r = rawReport.value as Partial<CertificationReport>;
     if (r && typeof r === 'object' && r.format === FORMAT && Array.isArray(r.cases) && r.fingerprint && r.outcome && r.counts && Array.isArray(r.runs) && r.identity) report = r as CertificationReport;
     else problem('schema', 'certification.json is not a certification package');
@@ -251,7 +251,7 @@ async function verifyDir(dir: string, zipNames: string[] | null, options: Verify
     else {
       ctrf = raw.value;
       const validate = ctrfValidator();
-      if (!validate(ctrf)) problem('schema', `${CTRF_FILE} does not match the CTRF schema: ${errorLines(validate.errors).join('; ')}`);
+      if (!validate(ctrf)) problem('schema', `${CTRF_FILE} does not match the CTRF schema: ${errorLines(validate.errors, 3, ctrf).join('; ')}`);
     }
   }
   check('schema', failedSince(n) ? 'failed' : 'ok', `certification.json${ctrf ? ` and ${CTRF_FILE}` : ''}`);

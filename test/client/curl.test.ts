@@ -4,10 +4,12 @@
  * must come from the environment; against the real mock, the commands of a failing run must get
  * the answers the run recorded; with the network settings of a company (private CA, PKCS#12 client
  * certificate, a proxy with a password, NO_PROXY), the options must be there and the secrets not,
- * and the command must get through that proxy and that mutual TLS.
+ * and the command must get through that proxy and that mutual TLS. A payment's command, sent again
+ * against the mock, is the duplicate its comment says it is; with the SequenceNumber line changed,
+ * a new payment.
  */
 import { spawn } from 'node:child_process';
-import { createPublicKey, randomBytes, verify } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -24,6 +26,7 @@ import { networkFromEnv } from '../../src/net/index.js';
 import { ROOT, SCHEMAS_DIR } from '../../src/paths.js';
 import { runSuite, type SuiteRun } from '../suite/run-suite.js';
 import { pki } from '../net/pki.js';
+import { freshAccount, MockClient } from '../mock/helpers.js';
 import { startForwardProxy } from '../net/forward-proxy.js';
 
 const TOKEN = `tok-${randomBytes(9).toString('hex')}`;
@@ -194,6 +197,100 @@ test('a header case\'s wrong credential is not replaced by the configured one; t
   expect(forged).not.toContain('SADAD_SIGNATURE="$(');
   expect(forged).toContain('# SADAD_SIGNATURE: this case sent on purpose a signature that does not match the body');
   expect(curlCommand(ex('bill enquiry', { 'X-Signature': 'sig' }), undefined, { ...builtIn, caseId: 'bill-enquiry.hdr.signature.invalid' })).toContain('SADAD_SIGNATURE="$(');
+});
+
+test.describe('a payment\'s command: sent again it is a duplicate, and says so; a fresh SequenceNumber makes it a new payment', () => {
+  const builtIn = curlOptionsOf({ requestTimeoutMs: 10_000, signer: undefined, signingKeyPassphrase: undefined, tlsPassphrase: undefined }, { name: 'built-in', headerNames: ['X-Signature'], sign: () => ({}) });
+  const signingKey = createPrivateKey(readFileSync(join(KEYS, 'signing-private.pem')));
+  const env = { SADAD_ACCESS_TOKEN: TOKEN, SADAD_SIGNING_KEY: join(KEYS, 'signing-private.pem') };
+  /** The line a reader writes in place of the recorded value (docs/certification.md shows it). */
+  const fresh = (variable: string) => `${variable}="S$(openssl rand -hex 10 | tr a-f A-F)"`;
+
+  test('against the mock: as recorded, 409 and no debit; with a fresh SequenceNumber, a payment (signed anew); on the paid bill, 422', async () => {
+    const mock = await startMock({ port: 0, accessToken: TOKEN, companyId: 'CURLTEST', rateLimits: { bill: 1000, moi: 1000 }, signaturePublicKeyPem: readFileSync(join(KEYS, 'signing-public.pem'), 'utf8') });
+    try {
+      const c = new MockClient(mock);
+      const signed = (body: Record<string, unknown>) => ({ 'X-Signature': sign('sha256', Buffer.from(JSON.stringify(body.Message)), signingKey).toString('base64') });
+      const subject = { BillerId: '001', AccountNumber: freshAccount() };
+      const balance = async () => {
+        const body = c.build('bill-enquiry', { entry: { BillerId: subject.BillerId, AccountNumber: subject.AccountNumber } });
+        const a = await c.post('bill-enquiry', body, { headers: signed(body) });
+        expect(a.status).toBe(200);
+        return Number(c.entries('bill-enquiry', a)[0]!.Balance);
+      };
+      const due = await balance();
+      expect(due).toBeGreaterThan(3);
+      // a partial payment, as a case records it (secrets masked)
+      const body = c.billPayment(subject, 1, false);
+      const sequence = String(((body.Message as any).SvcSadadBillPaymentRequest.SvcSadadBillPayment[0].TransactionData[0]).SequenceNumber);
+      const headers = { ...c.headers('bill-payment'), ...signed(body) };
+      const paid = await c.post('bill-payment', body, { headers });
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+      expect(await balance()).toBeCloseTo(due - 1, 2);
+      const command = curlCommand({ label: 'partial payment', op: 'bill-payment', request: { method: 'POST', url: `${mock.url}/api/payment/sadad/bill`, headers: maskHeaders(headers), body: JSON.stringify(body) }, response: { status: 200 } }, undefined, builtIn);
+
+      const comments = command.split('\n').filter((l) => l.startsWith('#'));
+      expect(comments.join('\n')).toContain('# a payment, so sending it again as it is repeats its SequenceNumber, set in SADAD_SEQUENCE_NUMBER below: if the recorded payment took effect, this is its duplicate and is to be refused, by the embedded mock with HTTP 409, or 422 once the bill or fee is paid. A target that takes it pays twice');
+      expect(comments.join('\n')).toContain('# to send it as a new payment instead, one that takes effect, set SADAD_SEQUENCE_NUMBER to a value never sent, such as S and 20 hex digits from openssl rand -hex 10.');
+      for (const line of comments) expect(line).toMatch(/^# [^'"`$\\;&|<>(){}[\]*?!~^#]*$/);
+      // the variable is the command's own (set on a line of it), not one it reads from the environment
+      expect(command).toContain(`\nSADAD_SEQUENCE_NUMBER='${sequence}'\n`);
+      expect(command).not.toMatch(/reads [^\n]*SADAD_SEQUENCE_NUMBER/);
+      expect(command.split(sequence)).toHaveLength(2);
+
+      // as it is: the duplicate, refused, nothing debited (a variable left in the environment changes nothing)
+      const again = await sh(command, { ...env, SADAD_SEQUENCE_NUMBER: 'SFROMTHEENVIRONMENT01' });
+      expect(again.status, again.stderr.toString()).toBe(0);
+      expect(lastStatus(again.stdout.toString()), again.stdout.toString()).toBe(409);
+      expect(again.stdout.toString()).toContain('MW-409-DUPLICATE');
+      expect(await balance()).toBeCloseTo(due - 1, 2);
+
+      // a new payment: the one line changed; the signature line signs the body with the new number
+      const renewed = command.replace(/^SADAD_SEQUENCE_NUMBER=.*$/m, fresh('SADAD_SEQUENCE_NUMBER'));
+      const second = await sh(renewed, env);
+      expect(lastStatus(second.stdout.toString()), second.stdout.toString() + second.stderr.toString()).toBe(200);
+      expect(await balance()).toBeCloseTo(due - 2, 2);
+
+      // the bill paid in full, a new SequenceNumber meets the paid bill
+      const rest = c.billPayment(subject, Math.round((due - 2) * 100) / 100, true);
+      expect((await c.post('bill-payment', rest, { headers: signed(rest) })).status).toBe(200);
+      const third = await sh(renewed, env);
+      expect(lastStatus(third.stdout.toString()), third.stdout.toString()).toBe(422);
+    } finally {
+      await mock.close();
+    }
+  });
+
+  test('several entries: one variable each, the bytes as recorded until one is changed; an enquiry\'s SequenceNumber stays literal', async () => {
+    const cap = await captureServer();
+    try {
+      const entries = [{ SequenceNumber: 'SAAAA0000000000000001', Amount: 1 }, { SequenceNumber: 'SAAAA0000000000000002', Amount: 2 }, { SequenceNumber: 'SAAAA0000000000000001', Amount: 3 }];
+      const body = JSON.stringify({ Message: { SvcSadadBillPaymentRequest: { TransactionType: 'SADADTRN', SvcSadadBillPayment: [{ MessageDescription: 'say "SequenceNumber":"SAAAA0000000000000002"', TransactionData: entries }] } } });
+      const ex = (op: string): CurlExchange => ({ label: 'three entries', op, request: { method: 'POST', url: `${cap.url}/api/payment/sadad/bill`, headers: { 'Content-Type': 'application/json', 'X-Signature': MASK }, body }, response: { status: 400 } });
+      const command = curlCommand(ex('bill-payment'), undefined, builtIn);
+      expect(command).toContain("\nSADAD_SEQUENCE_NUMBER_1='SAAAA0000000000000001'\nSADAD_SEQUENCE_NUMBER_2='SAAAA0000000000000002'\n");
+      expect(command).toContain('set in SADAD_SEQUENCE_NUMBER_1, SADAD_SEQUENCE_NUMBER_2, one per entry, below');
+      expect((await sh(command, env)).status).toBe(0);
+      expect(cap.got.at(-1)!.body.toString()).toBe(body);
+      const renewed = command.replace(/^SADAD_SEQUENCE_NUMBER_1=.*$/m, 'SADAD_SEQUENCE_NUMBER_1=SNEW1').replace(/^SADAD_SEQUENCE_NUMBER_2=.*$/m, 'SADAD_SEQUENCE_NUMBER_2=SNEW2');
+      expect((await sh(renewed, env)).status).toBe(0);
+      const got = cap.got.at(-1)!;
+      // every entry's value, and only there: text that merely looks like one (in MessageDescription) is kept
+      expect(got.body.toString()).toBe(body.replace(/"SequenceNumber":"SAAAA0000000000000001"/g, '"SequenceNumber":"SNEW1"').replace(/"SequenceNumber":"SAAAA0000000000000002"/g, '"SequenceNumber":"SNEW2"'));
+      expect(got.body.toString()).toContain('say \\"SequenceNumber\\":\\"SAAAA0000000000000002\\"');
+      const publicKey = createPublicKey(readFileSync(join(KEYS, 'signing-public.pem')));
+      expect(verify('sha256', Buffer.from(JSON.stringify(JSON.parse(got.body.toString()).Message)), publicKey, Buffer.from(String(got.headers['x-signature']), 'base64')), 'signed as sent').toBe(true);
+      // an enquiry changes nothing: sent again it is the same enquiry, and the command is as before
+      const enquiry = curlCommand(ex('bill-enquiry'), undefined, builtIn);
+      expect(enquiry).not.toContain('SADAD_SEQUENCE_NUMBER');
+      expect(enquiry).not.toContain('a payment');
+      // a payment whose SequenceNumber is not a plain string (a request-field case) is sent as recorded, without the variable
+      const wrongType = curlCommand({ ...ex('bill-payment'), request: { ...ex('bill-payment').request, body: '{"Message":{"X":[{"TransactionData":[{"SequenceNumber":12}]}]}}' } }, undefined, builtIn);
+      expect(wrongType).not.toContain('SADAD_SEQUENCE_NUMBER');
+    } finally {
+      await new Promise((r) => cap.server.close(r));
+    }
+  });
 });
 
 // one worker makes the test PKI (six RSA keys) once for both

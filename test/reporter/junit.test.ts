@@ -29,19 +29,22 @@ async function xpath(xml: string, expr: string): Promise<string> {
 
 /**
  * Count checks the schema cannot make: each testsuite's and the testsuites' `tests`, `failures`,
- * `errors`, `skipped` and `time` against their testcases (time to the millisecond). Returns the
- * number of disagreeing elements (0 when all agree).
+ * `errors`, `skipped` against their testcases, a testsuite's `time` against its testcases' and the
+ * testsuites' `time` against the run's wall time (`wallSeconds`; the testcases' sum without one),
+ * to the millisecond. Returns the number of disagreeing elements (0 when all agree).
  */
-async function countMismatches(xml: string): Promise<number> {
+async function countMismatches(xml: string, wallSeconds: number | null = WALL_SECONDS): Promise<number> {
   const off = (a: string, b: string) => `((${a}) - (${b})) * ((${a}) - (${b})) > 0.0000009`;
   const suite = `//testsuite[number(@tests) != count(testcase) or number(@failures) != count(testcase[failure])`
     + ` or number(@errors) != count(testcase[error]) or number(@skipped) != count(testcase[skipped]) or ${off('sum(testcase/@time)', '@time')}]`;
   const root = `/testsuites[number(@tests) != count(//testcase) or number(@failures) != count(//testcase[failure])`
-    + ` or number(@errors) != count(//testcase[error]) or ${off('sum(//testcase/@time)', '@time')}]`;
+    + ` or number(@errors) != count(//testcase[error]) or ${off(wallSeconds === null ? 'sum(//testcase/@time)' : String(wallSeconds), '@time')}]`;
   return Number(await xpath(xml, `count(${suite}) + count(${root})`));
 }
 
 const STARTED = '2026-11-23T14:11:23.675Z';
+/** The fixture run's wall time (its fingerprint's durationMs), in seconds. */
+const WALL_SECONDS = 54.604;
 const RUN = '20261123T141123Z-3a2c1e';
 
 function kase(id: string, verdict: string, over: Partial<CaseReport> = {}): CaseReport {
@@ -134,7 +137,7 @@ test('every verdict renders as CI tools read it, and validates against the publi
     + ' //testsuite[3]/@name, ":", //testsuite[3]/@tests, "/", //testsuite[3]/@failures, "/", //testsuite[3]/@errors, "/", //testsuite[3]/@skipped, " ",'
     + ' //testsuite[4]/@name, ":", //testsuite[4]/@tests, "/", //testsuite[4]/@failures, "/", //testsuite[4]/@errors, "/", //testsuite[4]/@skipped, " ", count(//testsuite))');
   expect(suites).toBe('bill-enquiry:5/0/1/1 bill-payment:2/1/1/0 moi-enquiry:2/0/1/0 moi-payment:2/0/1/1 4');
-  expect(await xpath(xml, 'concat(/testsuites/@time, " ", //testsuite[1]/@time, " ", //testsuite[1]/@timestamp)')).toBe(`11.167 4.997 ${STARTED}`);
+  expect(await xpath(xml, 'concat(/testsuites/@time, " ", //testsuite[1]/@time, " ", //testsuite[1]/@timestamp)')).toBe(`54.604 4.997 ${STARTED}`);
   expect(await xpath(xml, 'count(//testsuite/@hostname)')).toBe('0');
 
   const tc = (id: string) => `//testcase[starts-with(@name, "${id} ")]`;
@@ -192,6 +195,25 @@ test('the mapping reads the verdict as a string; a waiver never turns NOT_RUN in
   expect(map('SKIPPED', used('SKIPPED'))).toBe('skipped');
 });
 
+test('<testsuites time> is the run\'s wall time, not the cases\' time added up; testsuites and testcases keep theirs', async () => {
+  // four workers: 20 cases of 14.65 s each (293 s of case time) in a run that took 77 s
+  const cases = Array.from({ length: 20 }, (_, i) => kase(`${['bill-enquiry', 'bill-payment', 'moi-enquiry', 'moi-payment'][i % 4]}.hdr.H${i}.missing`, 'PASS', { durationMs: 14_650 }));
+  const r = report(cases);
+  r.fingerprint.durationMs = 77_012;
+  const xml = renderJunit(r);
+  expect(await validate(xml)).toEqual({ valid: true, errors: [] });
+  expect(await xpath(xml, 'string(/testsuites/@time)')).toBe('77.012');
+  expect(await countMismatches(xml, 77.012)).toBe(0);
+  expect(await xpath(xml, 'sum(//testcase/@time)')).toBe('293');
+  expect(await xpath(xml, 'string(//testsuite[@name="bill-payment"]/@time)')).toBe('73.250');
+  expect(await xpath(xml, 'string((//testcase)[1]/@time)')).toBe('14.650');
+  // a report without its wall time (a source that does not say): the cases' sum, as before
+  delete r.fingerprint.durationMs;
+  const without = renderJunit(r);
+  expect(await xpath(without, 'string(/testsuites/@time)')).toBe('293.000');
+  expect(await countMismatches(without, null)).toBe(0);
+});
+
 test('hostile text stays valid XML: markup, quotes, control characters, lone surrogates, a very long message', async () => {
   const nasty = 'a <b> & "c" \'d\' ]]> \u0000\u0001\u0008\u000b\u000c\u001b[31mred\u001b[0m \uD800 \uFFFE tab\there\r\nline2 \u{1F600}';
   const long = `${'x'.repeat(10_000)} end`;
@@ -231,7 +253,7 @@ test('the rendering adds nothing the report does not hold, and is the same every
     if (v && v.length >= 12 && /(TOKEN|SECRET|PASS|KEY)/.test(k)) expect(xml, `${k} leaked`).not.toContain(v);
   }
   // no cases: an empty but valid document
-  expect(renderJunit(report([]))).toContain('<testsuites name="sadad-conformance" tests="0" failures="0" errors="0" time="0.000"/>');
+  expect(renderJunit(report([]))).toContain('<testsuites name="sadad-conformance" tests="0" failures="0" errors="0" time="54.604"/>');
 });
 
 test('the checks catch broken JUnit XML (negative cases)', async () => {

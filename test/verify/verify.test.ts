@@ -252,6 +252,27 @@ test('a file added or removed, in the folder or the zip: found by the checksums,
   expect(existsSync(join(tmpdir(), 'escaped.json'))).toBe(false);
 });
 
+test('a file that breaks its schema: the problem names the case, not only its JSON pointer', async () => {
+  const dir = copy();
+  const report = JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8'));
+  const i = report.cases.findIndex((c: { id: string }) => c.id === REJECTED);
+  expect(i).toBeGreaterThan(0);
+  report.cases[i].verdict = 'MAYBE';
+  writeFileSync(join(dir, 'certification.json'), JSON.stringify(report, null, 2));
+  const ctrf = JSON.parse(readFileSync(join(dir, 'ctrf.json'), 'utf8'));
+  const t = ctrf.results.tests.findIndex((x: { name: string }) => x.name === WARNED);
+  ctrf.results.tests[t].status = 'maybe';
+  writeFileSync(join(dir, 'ctrf.json'), JSON.stringify(ctrf, null, 2));
+  writeChecksums(dir);
+  const v = await verifyWith(dir);
+  const schema = v.problems.filter((p) => p.check === 'schema').map((p) => p.text);
+  expect(schema, show(v)).toEqual([
+    expect.stringMatching(new RegExp(`^certification\\.json does not match schemas/certification\\.schema\\.json: (.*; )?/cases/${i}/verdict \\(case ${REJECTED.replace(/\./g, '\\.')}\\) must be `)),
+    expect.stringMatching(new RegExp(`^ctrf\\.json does not match the CTRF schema: (.*; )?/results/tests/${t}/status \\(case ${WARNED.replace(/\./g, '\\.')}\\) must be `)),
+  ]);
+  expect(resultLine(v)).toContain(`(case ${REJECTED})`);
+});
+
 test('a signature by another key: found by the signature, whatever the content', async () => {
   const dir = copy();
   const report = JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as CertificationReport;
