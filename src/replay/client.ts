@@ -52,7 +52,8 @@ export class ReplayClient {
   constructor(private readonly c: () => CaseContext, readonly recorded: RecordedExchange[], options: { renewableToken: boolean; signer: boolean }) {
     this.tokens = { renewable: options.renewableToken, token: async () => MASK, invalidate: () => {} };
     // the signature cases need a signer to run; what it signs is masked in the evidence, so any value will do
-    this.signer = options.signer ? { sign: () => ({ 'X-Signature': MASK }) } as unknown as Signer : undefined;
+    // no header names: the curl commands of a re-judge are the run's, read from the evidence
+    this.signer = options.signer ? { name: 'recorded', headerNames: [], sign: () => ({ 'X-Signature': MASK }) } : undefined;
   }
 
   refuseToken(): void {}

@@ -10,7 +10,6 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TestInfo } from '@playwright/test';
 import { operations, type OperationId } from '../contract/catalogue.js';
 import type { SuiteConfig } from '../config/index.js';
 import type { NetworkConfig } from '../net/index.js';
@@ -18,7 +17,7 @@ import { MASK } from '../client/redact.js';
 import type { Exchange } from '../client/exchange.js';
 import { CaseContext, runCase, type CaseBody, type CaseDefinition, type Note, type ReplayTape, type TapeEntry } from '../suite/case.js';
 import { allCases } from '../suite/cases.js';
-import { caseGenerators, type JudgingConfig, type Runtime } from '../suite/runtime.js';
+import { caseGenerators, judgingConfigFrom, type CaseClient, type JudgingConfig, type Runtime } from '../suite/runtime.js';
 import type { Verdict } from '../vocabulary/verdicts.js';
 import { isVacuous, VACUOUS_CAUSE } from '../reporter/conditions.js';
 import type { EvidenceRecord } from '../evidence/record.js';
@@ -88,11 +87,7 @@ const definitions = new Map<string, Map<string, [CaseDefinition, CaseBody]>>();
 function casesFor(profile: string): Map<string, [CaseDefinition, CaseBody]> {
   let m = definitions.get(profile);
   if (!m) {
-    const before = process.env.SADAD_PROFILE;
-    process.env.SADAD_PROFILE = profile;
-    try { m = new Map(allCases().map(([def, body]) => [def.id, [def, body]])); } finally {
-      if (before === undefined) delete process.env.SADAD_PROFILE; else process.env.SADAD_PROFILE = before;
-    }
+    m = new Map(allCases({ profile: profile === 'smoke' ? 'smoke' : 'full' }).map(([def, body]) => [def.id, [def, body]]));
     definitions.set(profile, m);
   }
   return m;
@@ -107,14 +102,21 @@ const sameExchange = (x: Exchange, r: RecordedExchange) => { const a = recordedO
  */
 async function replayWorker(worker: string, records: EvidenceRecord[]): Promise<RejudgedCase[]> {
   const first = records[0]!.replay!;
-  const judging = first.config as unknown as JudgingConfig;
+  const judging = judgingConfigFrom(first.config);
+  if (typeof judging === 'string') {
+    const why = needsNewRun(judging);
+    return records.map((ev) => ({ id: ev.id, recorded: ev.verdict, rejudged: 'NOT_RUN', divergence: why, notes: [{ verdict: 'NOT_RUN', text: why }], observations: {}, transient: [], accepted: [] }));
+  }
   const config = configOf(judging);
   const kept = new Map<string, Map<OperationId, unknown>>();
   let client: ReplayClient | undefined;
   let seq = 0;
   const rt: Runtime = {
     config,
-    get client() { return client as unknown as Runtime['client']; },
+    get client(): CaseClient {
+      if (!client) throw new Error('no case is being re-judged');
+      return client;
+    },
     pacer: replayPacer,
     facts: replayFacts,
     generator: caseGenerators(config),
@@ -141,15 +143,15 @@ async function replayWorker(worker: string, records: EvidenceRecord[]): Promise<
       observations: c?.observations ?? {}, ...(c ? { facts: c.stableFacts() } : {}), transient: c?.faults ?? [], accepted: c ? [...c.acceptedOps] : [],
       ...(c?.requiresAcceptance ? { requires: { acceptance: c.requiresAcceptance } } : {}),
     });
-    const spec = casesFor(String((ev.replay!.config as { profile?: unknown }).profile ?? 'full')).get(ev.id);
+    const spec = casesFor(judging.profile).get(ev.id);
     if (!spec) {
       const why = needsNewRun('the current suite has no case of this id');
       out.push(done('NOT_RUN', [{ verdict: 'NOT_RUN', text: why }], why));
       continue;
     }
     const [def, body] = spec;
-    const testInfo = { attach: async () => {}, annotations: [], title: def.id, file: '' } as unknown as TestInfo;
-    const c = new CaseContext(def, rt, testInfo);
+    // nothing is attached: the re-judge writes evidence files, not Playwright results
+    const c = new CaseContext(def, rt, { attach: async () => {} });
     const tape = tapeOf(ev.replay!.inputs as TapeEntry[]);
     c.replay = tape;
     const recordedExchanges = (ev.exchanges ?? []) as RecordedExchange[];

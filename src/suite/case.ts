@@ -170,7 +170,8 @@ export class CaseContext {
   /** The case's place in its worker's order (Runtime.worker). */
   readonly seq: number;
 
-  constructor(readonly def: CaseDefinition, readonly rt: Runtime, readonly testInfo: TestInfo) {
+  /** `testInfo`: what a case uses of Playwright's (attachments); a re-judge gives one that keeps nothing. */
+  constructor(readonly def: CaseDefinition, readonly rt: Runtime, readonly testInfo: Pick<TestInfo, 'attach'>) {
     this.seq = rt.nextSeq();
   }
 

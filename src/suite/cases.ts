@@ -5,6 +5,7 @@
  */
 import { operations, type OperationId } from '../contract/catalogue.js';
 import { collectCases, type CaseSpec } from './case.js';
+import { smokeRun, type Profile } from '../vocabulary/profile.js';
 import { registerDuplicateCases } from './rules/duplicates.js';
 import { registerFlowCases } from './rules/flows.js';
 import { registerHeaderCases } from './rules/headers.js';
@@ -14,7 +15,16 @@ import { registerRequestFieldCases } from './rules/request-fields.js';
 import { registerResponseCases } from './rules/response.js';
 import { registerRobustnessCases } from './rules/robustness.js';
 
-const perOperation = (register: (op: OperationId) => void) => () => operations.map((op) => collectCases(() => register(op.id)));
+/**
+ * What the definitions of the cases depend on besides the code: the profile (the smoke profile sends
+ * fewer bursts). A run takes its own (registrationOfRun); a re-judge the one the evidence records.
+ */
+export interface Registration { profile: Profile }
+
+/** The run's registration: its SADAD_PROFILE (a wrong value was reported, naming the variable, before the run). */
+export const registrationOfRun = (): Registration => ({ profile: smokeRun() ? 'smoke' : 'full' });
+
+const perOperation = (register: (op: OperationId) => void) => (_reg: Registration = registrationOfRun()) => operations.map((op) => collectCases(() => register(op.id)));
 
 /**
  * The payment operations' rate-limit cases, first in the run (specs/bursts.spec.ts sorts before the
@@ -34,14 +44,14 @@ export const CASE_GROUPS = {
   'request-fields': perOperation(registerRequestFieldCases),
   headers: perOperation(registerHeaderCases),
   'rate-limit': perOperation((op) => { if (!BURSTS_FIRST.has(op)) registerRateLimitCases(op); }),
-  payments: () => [collectCases(registerDuplicateCases), collectCases(registerFlowCases)],
+  payments: (reg: Registration = registrationOfRun()) => [collectCases(() => registerDuplicateCases(reg)), collectCases(registerFlowCases)],
   'multi-entry': perOperation(registerMultiEntryCases),
   robustness: perOperation(registerRobustnessCases),
-} satisfies Record<string, () => CaseSpec[][]>;
+} satisfies Record<string, (reg?: Registration) => CaseSpec[][]>;
 
 /** Every case definition of the suite, unselected. */
-export function allCases(): CaseSpec[] {
-  return Object.values(CASE_GROUPS).flatMap((group) => group().flat());
+export function allCases(reg: Registration = registrationOfRun()): CaseSpec[] {
+  return Object.values(CASE_GROUPS).flatMap((group) => group(reg).flat());
 }
 
 /**

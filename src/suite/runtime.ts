@@ -17,9 +17,16 @@ import { generatorFor } from '../preflight/run.js';
 import { loadTargetData, type TargetData } from '../config/target-data.js';
 import { reportsDir } from '../paths.js';
 
+/**
+ * What the cases use of the client: sending, the signer (whether one is configured, and a signature
+ * of another body for the forged-signature case) and the token's renewal. A run gives its
+ * SadadClient; a re-judge (src/replay) a client that answers from the evidence.
+ */
+export type CaseClient = Pick<SadadClient, 'send' | 'signer' | 'tokens' | 'refuseToken'>;
+
 export interface Runtime {
   config: SuiteConfig;
-  client: SadadClient;
+  client: CaseClient;
   pacer: Pacer;
   /** Preconditions shared by every worker of the run (a step refused often enough is not tried again). */
   facts: RunFacts;
@@ -85,6 +92,37 @@ export function judgingConfig(rt: Runtime, profile: string): JudgingConfig {
     rateWindowSeconds: c.rateWindowSeconds, rateLimits: { ...c.rateLimits }, rateShape: c.rateShape, payments: c.payments,
     signer: rt.client.signer !== undefined, renewableToken: rt.client.tokens.renewable,
     clientHeaders: !!(c.clientId && c.clientSecret), profile,
+  };
+}
+
+/**
+ * The judging configuration a case's evidence records (`replay.config`), checked field by field:
+ * the configuration, or why the evidence does not hold one (the case then needs a new run).
+ */
+export function judgingConfigFrom(recorded: Record<string, unknown>): JudgingConfig | string {
+  const r = recorded;
+  const str = (k: string) => typeof r[k] === 'string';
+  const num = (k: string) => typeof r[k] === 'number' && Number.isFinite(r[k]);
+  const bool = (k: string) => typeof r[k] === 'boolean';
+  const orNull = (k: string) => r[k] === null || r[k] === undefined || str(k);
+  const limits = r.rateLimits as { bill?: unknown; moi?: unknown } | undefined;
+  const bad = [
+    ...['tagPrefix', 'headerPrefix', 'companyId', 'profile'].filter((k) => !str(k)),
+    ...['seed', 'retries', 'rateWindowSeconds'].filter((k) => !num(k)),
+    ...['payments', 'signer', 'renewableToken', 'clientHeaders'].filter((k) => !bool(k)),
+    ...['bankCode', 'companyCode'].filter((k) => !orNull(k)),
+    ...(typeof limits?.bill === 'number' && typeof limits.moi === 'number' ? [] : ['rateLimits']),
+    ...(r.rateShape === undefined || r.rateShape === 'burst' || r.rateShape === 'spaced' ? [] : ['rateShape']),
+  ];
+  if (bad.length) return `its evidence records no usable judging configuration (${bad.join(', ')})`;
+  return {
+    seed: r.seed as number, tagPrefix: r.tagPrefix as string, headerPrefix: r.headerPrefix as string, companyId: r.companyId as string,
+    bankCode: (r.bankCode as string | null | undefined) ?? null, companyCode: (r.companyCode as string | null | undefined) ?? null,
+    retries: r.retries as number, rateWindowSeconds: r.rateWindowSeconds as number,
+    rateLimits: { bill: limits!.bill as number, moi: limits!.moi as number },
+    ...(r.rateShape ? { rateShape: r.rateShape as 'burst' | 'spaced' } : {}),
+    payments: r.payments as boolean, signer: r.signer as boolean, renewableToken: r.renewableToken as boolean,
+    clientHeaders: r.clientHeaders as boolean, profile: r.profile as string,
   };
 }
 

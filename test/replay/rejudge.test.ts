@@ -4,7 +4,7 @@
  * is re-judged as it is, then with its evidence edited: a verdict, an answer, a request, a label.
  * `npm run certify -- --rejudge` writes a new package that says it was re-judged, and sends nothing.
  */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +96,22 @@ test('evidence the reporter wrote (a case that ended without a verdict) edited t
   writeEv(dir, { ...ev, writtenBy: 'reporter', verdict: 'PASS' });
   const r = await rejudgePackage(dir);
   expect(r.differing.map((d) => [d.id, d.rejudged])).toEqual([['bill-payment.req.Amount.null', 'NOT_RUN']]);
+});
+
+test('a judging configuration edited out of shape (a seed that is no number): every case of its worker NOT_RUN, naming the field, never judged on a guess', async () => {
+  const dir = copy(run.reportsDir);
+  const ev = readEv(dir, 'bill-enquiry.req.SubscriberNumber.empty') as Ev & { replay: { worker: string; seq: number; config: Record<string, unknown> } };
+  // the first case of the worker carries the configuration its re-judge reads
+  const worker = readdirSync(join(dir, 'evidence')).map((f) => JSON.parse(readFileSync(join(dir, 'evidence', f), 'utf8')) as typeof ev)
+    .filter((e) => e.replay?.worker === ev.replay.worker).sort((a, b) => a.replay.seq - b.replay.seq);
+  writeEv(dir, { ...worker[0]!, replay: { ...worker[0]!.replay, config: { ...worker[0]!.replay.config, seed: 'x' } } } as Ev);
+  const r = await rejudgePackage(dir);
+  const mine = r.cases.filter((c) => worker.some((w) => w.id === c.id));
+  expect(mine.length).toBe(worker.length);
+  for (const c of mine) {
+    expect(c.rejudged, c.id).toBe('NOT_RUN');
+    expect(c.divergence, c.id).toMatch(/no usable judging configuration \(seed\)/);
+  }
 });
 
 test('npm run certify -- --rejudge: a new package, valid against its schema, whose fingerprint says it was re-judged, from which run and by which suite; the one re-judged is untouched', async () => {

@@ -14,7 +14,6 @@ import { billPayment, cents, enquireBills, enquireFees, feePayment, freshIds, ty
 import { after as afterPaying, onBills, onFees, payAccepted } from '../payments.js';
 import { burstRepeats, exhausted } from '../../client/transient.js';
 import { spreadOf, startTogether } from '../burst.js';
-import { smokeRun } from '../../vocabulary/profile.js';
 
 /** The same body with another payment's SequenceNumber in every entry. */
 function withSequence(opId: OperationId, body: RequestBody, seq: string, tagPrefix: string): RequestBody {
@@ -68,7 +67,7 @@ function spacedLimiter(c: CaseContext): void {
   c.notApplicable(`the target's limit is spaced (SADAD_RATE_SHAPE=spaced: one call per ${Math.round(c.config.rateWindowSeconds * 1000 / c.rt.limitOf(c.def.op))} ms), so copies sent together cannot reach the service at the same moment through it; the other duplicate cases judge a reused SequenceNumber`);
 }
 
-export function registerDuplicateCases(): void {
+export function registerDuplicateCases(reg: { profile: string }): void {
   defineCase({ id: 'bill-payment.dup.replay', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 3 }, payments: { debits: 2, subjects: 1 },
     expectation: 'replaying an accepted partial payment with its SequenceNumber is rejected or flagged, with no second debit (the same payment under a new SequenceNumber is accepted)' }, async (c) => {
     const [bill] = await enquireBills(c, await c.bills(1));
@@ -117,7 +116,7 @@ export function registerDuplicateCases(): void {
   // and stops at the first that debits more than once. Bill payment budgets are not what bounds a
   // run's length (MOI's are), so the extra bursts cost no wall time against a sandbox.
   // a smoke run (SADAD_PROFILE=smoke) sends one burst: its point is a quick first look, not the narrow race
-  const rounds = smokeRun() ? 1 : 3;
+  const rounds = reg.profile === 'smoke' ? 1 : 3;
   defineCase({ id: 'bill-payment.dup.concurrent', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, slow: true,
     calls: { 'bill-enquiry': rounds + 2, 'bill-payment': rounds * copiesFor(plannedLimit('bill')) + 1 }, payments: { debits: rounds + 1, subjects: 1 },
     expectation: `identical payments sent at the same moment with one SequenceNumber debit the bill once (${rounds} bursts, each with its own SequenceNumber)` }, async (c) => {
