@@ -191,17 +191,25 @@ export function curlCommand(ex: CurlExchange, net: NetworkConfig | undefined, op
   }
 }
 
+/** A command as it is put together: its comment lines, the lines that set variables before it, curl's options and headers, the variables it reads. */
+interface Parts {
+  comments: string[];
+  pre: string[];
+  args: string[];
+  headerArgs: string[];
+  needs: Set<string>;
+}
+
+/**
+ * The parts go in in this order: the request line and the network options (the route and TLS
+ * material the call took), what a payment's SequenceNumbers are, the headers, the body. It is the
+ * order of the comments and of the variables the second line lists.
+ */
 function build(ex: CurlExchange, net: NetworkConfig | undefined, options: CurlOptions): string {
   const req = ex.request;
   const method = req.method.toUpperCase();
-  const comments: string[] = [];
-  const pre: string[] = [];
-  const args: string[] = ['-sS', '-i'];
-  const needs = new Set<string>();
-  const signatureNames = new Set([SIGNATURE_HEADER.toLowerCase(), ...(options.signatureHeaders ?? []).map((h) => h.toLowerCase())]);
-  // a header case's own request (labelled after its header, e.g. `Authorization bad-token`), not the enquiries that prepare it
-  const caseHeader = /\.hdr\.([^.]+)\./.exec(options.caseId ?? '')?.[1]?.toLowerCase();
-  const onPurpose = (header: string) => caseHeader === header && (ex.label ?? '').toLowerCase().startsWith(header);
+  const parts: Parts = { comments: [], pre: [], args: ['-sS', '-i'], headerArgs: [], needs: new Set() };
+  const { comments, args } = parts;
 
   const outcome = ex.response ? `answered HTTP ${ex.response.status}` : `got no answer${ex.error ? `: ${ex.error.kind}` : ''}`;
   comments.push(`${ex.label ? `${ex.label}: ` : ''}${method} ${pathOf(req.url)}, ${outcome}`);
@@ -210,55 +218,79 @@ function build(ex: CurlExchange, net: NetworkConfig | undefined, options: CurlOp
   if (method === 'HEAD') args.push('--head');
   else if (method !== 'GET' && method !== 'POST') args.push('-X', shellQuote(method));
 
-  // network: as the suite's dispatcher had it
-  if (net) {
-    const route = routeOf(net, req.url);
-    if (route.proxy) {
-      needs.add(route.proxy.variable);
-      // undici's proxy agent opens a CONNECT tunnel for http targets too
-      args.push('--proxy', ref(route.proxy.variable), '--proxytunnel');
-      if (net.tls.ca && route.proxy.url.startsWith('https:')) args.push('--proxy-cacert', ref('SADAD_CA_FILE'));
-    } else if (net.proxy.https || net.proxy.http) {
-      // a proxy is configured but this call went direct; curl would otherwise take one from the environment
-      args.push('--noproxy', "'*'");
-      comments.push(route.bypassedBy ? `direct, not through the proxy: ${route.bypassedBy}` : 'direct: no configured proxy applies to this URL');
-    }
-    if (net.tls.ca) {
-      needs.add('SADAD_CA_FILE');
-      args.push('--cacert', ref('SADAD_CA_FILE'));
-      comments.push('--cacert replaces the default roots, which the suite keeps beside SADAD_CA_FILE: drop it if the target has a public certificate');
-    }
-    const client = net.tls.client;
-    if (client?.source === 'pem') {
-      needs.add('SADAD_TLS_CERT').add('SADAD_TLS_KEY');
-      args.push('--cert', ref('SADAD_TLS_CERT'), '--key', ref('SADAD_TLS_KEY'));
-      if (options.tlsPassphrase) { needs.add('SADAD_TLS_PASSPHRASE'); args.push('--pass', ref('SADAD_TLS_PASSPHRASE')); }
-    } else if (client?.source === 'pfx') {
-      needs.add('SADAD_TLS_PFX');
-      if (options.tlsPassphrase) needs.add('SADAD_TLS_PASSPHRASE');
-      args.push('--cert-type', 'P12', '--cert', options.tlsPassphrase ? `"\${SADAD_TLS_PFX:?}:\${SADAD_TLS_PASSPHRASE:?}"` : ref('SADAD_TLS_PFX'));
-      comments.push('a PKCS12 file with legacy ciphers that curl refuses converts to PEM with: openssl pkcs12 -legacy -in FILE -out client.pem -nodes');
-    }
-  }
+  if (net) networkOptions(parts, net, req.url, options);
   if (req.url.includes(MASK)) comments.push('the URL held a secret, masked in the evidence: put it back before sending');
 
   const sendsBody = method !== 'GET' && method !== 'HEAD';
   const clipped = sendsBody ? clippedBody(req.body) : null;
   const sequences = sendsBody && !clipped && ex.op && PAYMENT_OPS.has(ex.op) ? sequenceNumbers(req.body) : [];
   const body = sendsBody && !clipped ? bodySource(req.body, sequences.flatMap((q) => q.holes)) : null;
-  if (sequences.length) {
-    // set before anything reads them (the signature line signs the body with them)
-    for (const q of sequences) pre.push(`${q.variable}=${shellQuote(q.value)}`);
-    const one = sequences.length === 1;
-    const names = sequences.map((q) => q.variable).join(', ');
-    comments.push(`a payment, so sending it again as it is repeats its SequenceNumber${one ? `, set in ${names}` : `s, set in ${names}, one per entry,`} below: if the recorded payment took effect, this is its duplicate and is to be refused, by the embedded mock with HTTP 409, or 422 once the bill or fee is paid. A target that takes it pays twice`);
-    comments.push(`to send it as a new payment instead, one that takes effect, set ${one ? names : 'each of them'} to a value never sent, such as S and 20 hex digits from openssl rand -hex 10. Amount, subject and TransactionReferenceNumber stay as recorded`);
-  }
+  if (sequences.length) paymentLines(parts, sequences);
 
-  // headers, in the order recorded
-  const headerArgs: string[] = [];
+  headerOptions(parts, ex, body, clipped, sendsBody, options);
+  const { data, stdin } = dataOptions(parts, body, clipped);
+
+  const lines = [`curl ${args.join(' ')} ${shellQuote(req.url)}`];
+  for (let i = 0; i < parts.headerArgs.length; i += 2) lines.push(`  ${parts.headerArgs[i]} ${parts.headerArgs[i + 1]}`);
+  if (data.length) lines.push(`  ${data.join(' ')}`);
+  const command = lines.join(' \\\n');
+  const vars = [...parts.needs].filter((v) => !parts.pre.some((line) => line.startsWith(`${v}=`)));
+  if (vars.length) comments.splice(1, 0, `reads ${vars.join(', ')} from the environment`);
+  return maskText([...comments.map((c) => `# ${commentSafe(c)}`), ...parts.pre, stdin ? `${stdin} |\n${command}` : command].join('\n'));
+}
+
+/** The network options, as the suite's dispatcher had them: the proxy the call took (or none), the CA file, the client certificate. */
+function networkOptions({ args, comments, needs }: Parts, net: NetworkConfig, url: string, options: CurlOptions): void {
+  const route = routeOf(net, url);
+  if (route.proxy) {
+    needs.add(route.proxy.variable);
+    // undici's proxy agent opens a CONNECT tunnel for http targets too
+    args.push('--proxy', ref(route.proxy.variable), '--proxytunnel');
+    if (net.tls.ca && route.proxy.url.startsWith('https:')) args.push('--proxy-cacert', ref('SADAD_CA_FILE'));
+  } else if (net.proxy.https || net.proxy.http) {
+    // a proxy is configured but this call went direct; curl would otherwise take one from the environment
+    args.push('--noproxy', "'*'");
+    comments.push(route.bypassedBy ? `direct, not through the proxy: ${route.bypassedBy}` : 'direct: no configured proxy applies to this URL');
+  }
+  if (net.tls.ca) {
+    needs.add('SADAD_CA_FILE');
+    args.push('--cacert', ref('SADAD_CA_FILE'));
+    comments.push('--cacert replaces the default roots, which the suite keeps beside SADAD_CA_FILE: drop it if the target has a public certificate');
+  }
+  const client = net.tls.client;
+  if (client?.source === 'pem') {
+    needs.add('SADAD_TLS_CERT').add('SADAD_TLS_KEY');
+    args.push('--cert', ref('SADAD_TLS_CERT'), '--key', ref('SADAD_TLS_KEY'));
+    if (options.tlsPassphrase) { needs.add('SADAD_TLS_PASSPHRASE'); args.push('--pass', ref('SADAD_TLS_PASSPHRASE')); }
+  } else if (client?.source === 'pfx') {
+    needs.add('SADAD_TLS_PFX');
+    if (options.tlsPassphrase) needs.add('SADAD_TLS_PASSPHRASE');
+    args.push('--cert-type', 'P12', '--cert', options.tlsPassphrase ? `"\${SADAD_TLS_PFX:?}:\${SADAD_TLS_PASSPHRASE:?}"` : ref('SADAD_TLS_PFX'));
+    comments.push('a PKCS12 file with legacy ciphers that curl refuses converts to PEM with: openssl pkcs12 -legacy -in FILE -out client.pem -nodes');
+  }
+}
+
+/**
+ * A payment's SequenceNumbers, each set in its variable before anything reads it (the signature
+ * line signs the body with them), and what sending it again does.
+ */
+function paymentLines({ pre, comments }: Parts, sequences: ReturnType<typeof sequenceNumbers>): void {
+  for (const q of sequences) pre.push(`${q.variable}=${shellQuote(q.value)}`);
+  const one = sequences.length === 1;
+  const names = sequences.map((q) => q.variable).join(', ');
+  comments.push(`a payment, so sending it again as it is repeats its SequenceNumber${one ? `, set in ${names}` : `s, set in ${names}, one per entry,`} below: if the recorded payment took effect, this is its duplicate and is to be refused, by the embedded mock with HTTP 409, or 422 once the bill or fee is paid. A target that takes it pays twice`);
+  comments.push(`to send it as a new payment instead, one that takes effect, set ${one ? names : 'each of them'} to a value never sent, such as S and 20 hex digits from openssl rand -hex 10. Amount, subject and TransactionReferenceNumber stay as recorded`);
+}
+
+/** The headers, in the order recorded: a masked value read from its variable, a signature recomputed where the command can. */
+function headerOptions(parts: Parts, ex: CurlExchange, body: ReturnType<typeof bodySource> | null, clipped: ReturnType<typeof clippedBody>, sendsBody: boolean, options: CurlOptions): void {
+  const { comments, pre, needs, headerArgs } = parts;
+  const signatureNames = new Set([SIGNATURE_HEADER.toLowerCase(), ...(options.signatureHeaders ?? []).map((h) => h.toLowerCase())]);
+  // a header case's own request (labelled after its header, e.g. `Authorization bad-token`), not the enquiries that prepare it
+  const caseHeader = /\.hdr\.([^.]+)\./.exec(options.caseId ?? '')?.[1]?.toLowerCase();
+  const onPurpose = (header: string) => caseHeader === header && (ex.label ?? '').toLowerCase().startsWith(header);
   let hasContentType = false;
-  for (const [name, value] of Object.entries(req.headers)) {
+  for (const [name, value] of Object.entries(ex.request.headers)) {
     const lower = name.toLowerCase();
     if (CURL_OWN.has(lower)) continue;
     if (lower === 'content-type') hasContentType = true;
@@ -275,48 +307,40 @@ function build(ex: CurlExchange, net: NetworkConfig | undefined, options: CurlOp
     } else if (lower === 'clientsecret' || lower === 'client-secret') variable = 'SADAD_CLIENT_SECRET';
     else if (signatureNames.has(lower)) {
       variable = lower === SIGNATURE_HEADER.toLowerCase() ? 'SADAD_SIGNATURE' : headerVariable(name);
-      signatureComment(name, variable, body, !!clipped, onPurpose('signature'), options, comments, pre, needs);
+      signatureComment(name, variable, body, !!clipped, onPurpose('signature'), options, parts);
     } else {
       variable = headerVariable(name);
       comments.push(`${variable}: the value of ${name}, masked in the evidence`);
     }
     // not needed when a line of the command computes it
     if (!pre.some((line) => line.startsWith(`${variable}=`))) needs.add(variable);
-    const parts = value.split(MASK).flatMap((p, i) => (i === 0 ? [p] : [{ v: variable }, p]));
-    parts[0] = `${name}: ${parts[0] as string}`;
-    headerArgs.push('-H', word(parts));
+    const pieces = value.split(MASK).flatMap((p, i) => (i === 0 ? [p] : [{ v: variable }, p]));
+    pieces[0] = `${name}: ${pieces[0] as string}`;
+    headerArgs.push('-H', word(pieces));
   }
   if (sendsBody && !hasContentType) {
     // WHATWG fetch (undici) labels a string body text/plain when the request names no type; curl would say form-urlencoded
     headerArgs.push('-H', shellQuote('Content-Type: text/plain;charset=UTF-8'));
     comments.push('the request named no Content-Type: the client sent text/plain with charset UTF-8, as this does');
   }
+}
 
-  let stdin: string | null = null;
-  const data: string[] = [];
+/** The body: from the file the reader puts it in when the evidence clipped it, else literally, or through printf on stdin. */
+function dataOptions({ comments, needs, headerArgs }: Parts, body: ReturnType<typeof bodySource> | null, clipped: ReturnType<typeof clippedBody>): { data: string[]; stdin: string | null } {
   if (clipped) {
     needs.add('SADAD_BODY_FILE');
     comments.push(`the body was ${clipped.kept + clipped.dropped} characters and the evidence keeps the first ${clipped.kept}: this cannot resend it as it was. Put the whole body in a file named by SADAD_BODY_FILE`);
     // curl would wait for a 100 Continue before a body this large; the client never asks for one
     headerArgs.push('-H', shellQuote('Expect:'));
-    data.push('--data-binary', `@${ref('SADAD_BODY_FILE')}`);
-  } else if (body) {
-    for (const v of body.variables) needs.add(v);
-    if (body.variables.includes('SADAD_BODY_SECRET')) comments.push('SADAD_BODY_SECRET: a secret the body held, masked in the evidence');
-    if (body.raw !== null) data.push('--data-raw', body.raw);
-    else { stdin = body.printf; data.push('--data-binary', '@-'); }
+    return { data: ['--data-binary', `@${ref('SADAD_BODY_FILE')}`], stdin: null };
   }
-
-  const lines = [`curl ${args.join(' ')} ${shellQuote(req.url)}`];
-  for (let i = 0; i < headerArgs.length; i += 2) lines.push(`  ${headerArgs[i]} ${headerArgs[i + 1]}`);
-  if (data.length) lines.push(`  ${data.join(' ')}`);
-  const command = lines.join(' \\\n');
-  const vars = [...needs].filter((v) => !pre.some((line) => line.startsWith(`${v}=`)));
-  if (vars.length) comments.splice(1, 0, `reads ${vars.join(', ')} from the environment`);
-  return maskText([...comments.map((c) => `# ${commentSafe(c)}`), ...pre, stdin ? `${stdin} |\n${command}` : command].join('\n'));
+  if (!body) return { data: [], stdin: null };
+  for (const v of body.variables) needs.add(v);
+  if (body.variables.includes('SADAD_BODY_SECRET')) comments.push('SADAD_BODY_SECRET: a secret the body held, masked in the evidence');
+  return body.raw !== null ? { data: ['--data-raw', body.raw], stdin: null } : { data: ['--data-binary', '@-'], stdin: body.printf };
 }
 
-function signatureComment(name: string, variable: string, body: ReturnType<typeof bodySource> | null, clipped: boolean, forged: boolean, options: CurlOptions, comments: string[], pre: string[], needs: Set<string>): void {
+function signatureComment(name: string, variable: string, body: ReturnType<typeof bodySource> | null, clipped: boolean, forged: boolean, options: CurlOptions, { comments, pre, needs }: Parts): void {
   if (forged) {
     comments.push(`${variable}: this case sent on purpose a signature that does not match the body: any valid signature of another body reproduces it`);
   } else if (options.builtInSigner && name.toLowerCase() === SIGNATURE_HEADER.toLowerCase() && (body || clipped)) {

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { compileSchemaFile } from '../contract/ajv.js';
 import { ConfigError } from '../contract/prefix.js';
 import { SCHEMAS_DIR } from '../paths.js';
 import type { BillSubject, MoiSubject } from '../generators/requests.js';
@@ -17,8 +17,7 @@ export function loadTargetData(file: string | undefined): TargetData | undefined
   if (!file) return undefined;
   let data: unknown;
   try { data = JSON.parse(readFileSync(file, 'utf8')); } catch (e) { throw new ConfigError('SADAD_DATA_FILE', `${file} is not readable JSON: ${(e as Error).message}`); }
-  const ajv = new Ajv2020({ allErrors: true });
-  const validate = ajv.compile(JSON.parse(readFileSync(join(SCHEMAS_DIR, 'target-data.schema.json'), 'utf8')));
+  const validate = compileSchemaFile(join(SCHEMAS_DIR, 'target-data.schema.json'));
   if (!validate(data)) {
     const first = validate.errors!.slice(0, 3).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
     throw new ConfigError('SADAD_DATA_FILE', `${file} does not match schemas/target-data.schema.json: ${first}`);

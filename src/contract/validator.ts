@@ -4,16 +4,13 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import ajvFormats from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { SCHEMAS_DIR } from '../paths.js';
 import { operation, operations, type OperationId } from './catalogue.js';
 import { isSpecDate, isSpecTimestamp } from './formats.js';
 import { SPEC_PREFIX, tagPrefixFrom } from './prefix.js';
 import { SCHEMA_BASE, schemaFileName, type Profile } from './schema-files.js';
-
-// ajv-formats is CommonJS: under nodenext its callable export sits on `.default`.
-const addFormats = ajvFormats.default;
+import { newAjv } from './ajv.js';
 
 export interface Finding {
   /** JSON pointer (RFC 6901) into the validated body; for a missing field, the pointer it should have. */
@@ -122,8 +119,7 @@ export class Contract {
   private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor(readonly tagPrefix: string) {
-    this.ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
-    addFormats(this.ajv);
+    this.ajv = newAjv({ strict: true, formats: true });
     this.ajv.addFormat('sadad-date', { type: 'string', validate: isSpecDate });
     this.ajv.addFormat('sadad-timestamp', { type: 'string', validate: isSpecTimestamp });
     const ids = new Set<string>();

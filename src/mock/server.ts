@@ -33,8 +33,7 @@ import { Scenarios } from './scenarios.js';
 import type { MockRecorder } from './recorder.js';
 import { MockState } from './state.js';
 import { StoreUnavailable, STORE_RETRY_AFTER_SECONDS, type MockStore, type TokenStore } from './store/index.js';
-import { MemoryStore } from './store/memory.js';
-import { RedisStore } from './store/redis.js';
+import { openStore } from './store/open.js';
 import { registerTokenEndpoint } from './token.js';
 import { validate } from './validation.js';
 
@@ -235,9 +234,7 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
   if (options.tls) endHandshakesOnClose(app);
   extras.recorder?.attach(app);
   const state = new MockState();
-  const store: MockStore = options.redisUrl !== undefined
-    ? await RedisStore.connect({ url: options.redisUrl, ...(options.redisPrefix !== undefined ? { prefix: options.redisPrefix } : {}) })
-    : new MemoryStore(state);
+  const store = await openStore(options, state);
   app.addHook('onClose', async () => store.close());
   const tokens = store.tokens;
   const companies = new CompanyRegistry(options);
@@ -247,7 +244,24 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
   const faults = new Faults(options.faults ?? {}, tokens);
   const scenarios = new Scenarios(options.tagPrefix, options.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS, (key) => store.once(key));
 
-  // Only JSON is a request body here; `__proto__` and `constructor.prototype` keys are dropped while parsing.
+  registerBodyParsers(app, defects);
+  const calls = trackCalls(app);
+  // the access log (MOCK_ACCESS_LOG) and the request log (MOCK_LOG_LEVEL info or finer): each one onRequest hook, only when asked for
+  if (options.accessLog !== undefined) (await AccessLog.open(options.accessLog, options.headerPrefix)).attach(app);
+  attachRequestLog(app, options.logLevel);
+  registerErrorAnswers(app, defects);
+  await registerRateLimiter(app, options.limiter, store);
+  registerTokenEndpoint(app, options.tokenLifetimeSeconds, companies, tokens, methodNotAllowed);
+  registerProbes(app, store, calls);
+  registerOperations(app, { options, store, defects, auth, faults, scenarios, companies });
+  return { app, store, state, tokens, companies, faults, drain: calls.drain };
+}
+
+/**
+ * Only JSON is a request body here; `__proto__` and `constructor.prototype` keys are dropped while
+ * parsing. Two defects bend it: `proto-keys-500` and `content-type-unchecked`.
+ */
+function registerBodyParsers(app: FastifyInstance, defects: Defects): void {
   app.removeAllContentTypeParsers();
   const parseJson = app.getDefaultJsonParser('remove', 'remove');
   const json: typeof parseJson = (req, body, done) => {
@@ -266,18 +280,18 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
       json(req, String(body), done);
     });
   }
+}
 
-  /** The error answers the robustness defects turn into an internal error, each on its own route. */
-  const crashes = (mock: MockError, err: FastifyError | MockError, req: FastifyRequest): boolean => {
-    const route = req.routeOptions.url;
-    if (defects.has('malformed-json-500') && route === pathOf('bill-enquiry')) return (err as FastifyError).code === 'FST_ERR_CTP_INVALID_JSON_BODY';
-    if (defects.has('oversized-500') && route === pathOf('moi-enquiry')) return mock.statusCode === 413;
-    return false;
-  };
+/** The calls in flight, for a graceful shutdown: `drain` turns new API calls away and waits for those. */
+interface CallTracker {
+  draining(): boolean;
+  drain(graceMs: number): Promise<void>;
+}
 
+/** Every call gets its correlation id and is counted while in flight; during a drain, API calls are turned away. */
+function trackCalls(app: FastifyInstance): CallTracker {
   app.decorateRequest('correlationId', '');
   app.decorateRequest('company', '');
-  // Calls in flight, for a graceful shutdown (drain); during one, API calls are turned away.
   let inFlight = 0;
   let draining = false;
   let whenIdle: (() => void) | undefined;
@@ -295,10 +309,28 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
       throw new MockError(503, 'MW-503', 'Service unavailable: this replica is shutting down, try again', undefined, { 'retry-after': '1' });
     }
   });
-  // the access log (MOCK_ACCESS_LOG) and the request log (MOCK_LOG_LEVEL info or finer): each one onRequest hook, only when asked for
-  if (options.accessLog !== undefined) (await AccessLog.open(options.accessLog, options.headerPrefix)).attach(app);
-  attachRequestLog(app, options.logLevel);
+  return {
+    draining: () => draining,
+    drain: async (graceMs) => {
+      draining = true;
+      if (inFlight === 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        whenIdle = () => { clearTimeout(timer); resolve(); };
+      });
+    },
+  };
+}
 
+/** Every error, ours or fastify's, answered with the error body; an unknown path is a 404 of ours. */
+function registerErrorAnswers(app: FastifyInstance, defects: Defects): void {
+  /** The error answers the robustness defects turn into an internal error, each on its own route. */
+  const crashes = (mock: MockError, err: FastifyError | MockError, req: FastifyRequest): boolean => {
+    const route = req.routeOptions.url;
+    if (defects.has('malformed-json-500') && route === pathOf('bill-enquiry')) return (err as FastifyError).code === 'FST_ERR_CTP_INVALID_JSON_BODY';
+    if (defects.has('oversized-500') && route === pathOf('moi-enquiry')) return mock.statusCode === 413;
+    return false;
+  };
   app.setErrorHandler((err: FastifyError | MockError, req, reply) => {
     let mock = toMockError(err);
     if (mock.statusCode >= 500 && !(err instanceof MockError)) req.log.error({ err }, 'internal error of the mock');
@@ -309,33 +341,51 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
   app.setNotFoundHandler((req) => {
     throw new MockError(404, 'MW-404', `No operation at ${req.method} ${(req.url.split('?')[0] ?? '').slice(0, 200)}`);
   });
+}
 
-  const methodNotAllowed = (req: FastifyRequest, reply: FastifyReply) => {
-    reply.header('allow', 'POST');
-    throw new MockError(405, 'MW-405', `Method ${req.method} not allowed: use POST`);
-  };
+function methodNotAllowed(req: FastifyRequest, reply: FastifyReply): never {
+  reply.header('allow', 'POST');
+  throw new MockError(405, 'MW-405', `Method ${req.method} not allowed: use POST`);
+}
 
-  await registerRateLimiter(app, options.limiter, store);
-  registerTokenEndpoint(app, options.tokenLifetimeSeconds, companies, tokens, methodNotAllowed);
-
-  // For a load balancer: /health says the process answers; /ready that it can serve calls (its
-  // store is reachable, and it is not shutting down). Neither is authenticated nor limited.
+/**
+ * For a load balancer: /health says the process answers; /ready that it can serve calls (its
+ * store is reachable, and it is not shutting down). Neither is authenticated nor limited.
+ */
+function registerProbes(app: FastifyInstance, store: MockStore, calls: CallTracker): void {
   app.get('/health', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
   app.get('/ready', async (_req, reply) => {
-    const ok = !draining && await store.ready();
+    const ok = !calls.draining() && await store.ready();
     reply.header('cache-control', 'no-store');
     if (ok) return reply.send({ status: 'ready', store: store.kind });
-    const why = draining ? 'shutting down' : `store unavailable${store instanceof RedisStore && store.lastError ? `: ${store.lastError}` : ''}`;
+    const why = calls.draining() ? 'shutting down' : `store unavailable${store.notReadyReason ? `: ${store.notReadyReason}` : ''}`;
     return reply.code(503).header('retry-after', '1').send({ status: 'not ready', store: store.kind, reason: why });
   });
+}
 
+/** What answering an API call needs, made once: no closures made per call. */
+interface Answering {
+  options: MockOptions;
+  store: MockStore;
+  defects: Defects;
+  /** One render context for every answer (it names nothing of a request). */
+  render: RenderContext;
+}
+
+/** One POST route per catalogue operation, its hooks in the order of a call's life (top of this file); other methods a 405. */
+function registerOperations(app: FastifyInstance, o: { options: MockOptions; store: MockStore; defects: Defects; auth: Authenticator; faults: Faults; scenarios: Scenarios; companies: CompanyRegistry }): void {
+  const { options, store, defects, auth } = o;
+  const answering: Answering = {
+    options, store, defects,
+    render: { style: options.style, tagPrefix: options.tagPrefix, defects, bankReferenceNumber: () => `BRN${store.nextReference()}`, reference: () => store.nextReference() },
+  };
   for (const op of operations) {
-    const injected = faults.hooks(op.id);
-    const scenario = scenarios.hooks(op);
+    const injected = o.faults.hooks(op.id);
+    const scenario = o.scenarios.hooks(op);
     app.route({
       method: 'POST',
       url: op.path,
-      config: { rateLimit: rateLimitFor(op, options, defects, companies) },
+      config: { rateLimit: rateLimitFor(op, options, defects, o.companies) },
       onRequest: [...injected.onRequest, async (req) => {
         const company = auth.checkHeaders(op, req.headers);
         req.company = company instanceof Promise ? await company : company;
@@ -346,61 +396,46 @@ export async function buildMockServer(options: MockOptions, extras: MockExtras =
       // A payment's duplicate check and its debit are one transaction of the store (rules.ts): in
       // memory they happen in one tick (answer() awaits only a rule that yields, which only a
       // defect or the shared store does).
-      handler: async (req, reply) => reply.code(200).send(await answer(op, req)),
+      handler: async (req, reply) => reply.code(200).send(await answer(op, req, answering)),
     });
     app.route({ method: [...OTHER_METHODS], url: op.path, handler: methodNotAllowed });
   }
+}
 
-  // One render context for every answer (it names nothing of a request): no closures made per call.
-  const renderContext: RenderContext = {
-    style: options.style, tagPrefix: options.tagPrefix, defects, bankReferenceNumber: () => `BRN${store.nextReference()}`, reference: () => store.nextReference(),
-  };
+/** The answer to a call that passed authentication, its signature and the rate limit: validation, then the rules entry by entry. */
+async function answer(op: Operation, req: FastifyRequest, { options, store, defects, render }: Answering): Promise<Fields> {
+  const company = req.company;
+  const items = locateItems(op, req.body, options.tagPrefix);
 
-  async function answer(op: Operation, req: FastifyRequest): Promise<Fields> {
-    const company = req.company;
-    const items = locateItems(op, req.body, options.tagPrefix);
-
-    const { valid, findings } = validate(op, req.body, options.tagPrefix, defects);
-    if (!valid) {
-      if (options.errors === 'in-band' && items) {
-        const byEntry = findingsByEntry(findings);
-        return renderResponse(op, items.map((it) => ({
-          request: it.request,
-          entries: failedEntries(it.entries, (j) => validationRejection(findings, byEntry.get(`${it.pointer}/TransactionData/${j}`))),
-        })), renderContext);
-      }
-      throw quietError(400, 'MW-400-VALIDATION', REJECTIONS.validation().message, detailsOf(findings));
+  const { valid, findings } = validate(op, req.body, options.tagPrefix, defects);
+  if (!valid) {
+    if (options.errors === 'in-band' && items) {
+      const byEntry = findingsByEntry(findings);
+      return renderResponse(op, items.map((it) => ({
+        request: it.request,
+        entries: failedEntries(it.entries, (j) => validationRejection(findings, byEntry.get(`${it.pointer}/TransactionData/${j}`))),
+      })), render);
     }
-    if (!items) throw quietError(400, 'MW-400-VALIDATION', REJECTIONS.validation().message); // valid implies located
-
-    const results: ItemResult[] = [];
-    for (const it of items) {
-      const entries: ItemResult['entries'] = [];
-      for (const [j, request] of it.entries.entries()) {
-        const outcome = RULES[op.id]({ store, company, defects, pointer: `${it.pointer}/TransactionData/${j}` }, request);
-        entries.push({ request, outcome: outcome instanceof Promise ? await outcome : outcome });
-      }
-      results.push({ request: it.request, entries });
-    }
-    const outcomes = results.flatMap((r) => r.entries.map((e) => e.outcome));
-    const failed = outcomes.filter((o): o is Extract<Outcome<unknown>, { ok: false }> => !o.ok);
-    // In http mode a request whose entries all failed is an HTTP error. Once any entry succeeded
-    // (a payment may have debited) the answer must carry it, so failures beside it go in-band.
-    if (options.errors === 'http' && failed.length > 0 && failed.length === outcomes.length && !failed.some((f) => f.rejection.inBand)) {
-      const first = failed[0]!.rejection;
-      throw quietError(first.status, first.code, first.message, failed.flatMap((f) => (f.rejection.detail ? [f.rejection.detail] : [])));
-    }
-    return renderResponse(op, results, renderContext);
+    throw quietError(400, 'MW-400-VALIDATION', REJECTIONS.validation().message, detailsOf(findings));
   }
+  if (!items) throw quietError(400, 'MW-400-VALIDATION', REJECTIONS.validation().message); // valid implies located
 
-  const drain = async (graceMs: number): Promise<void> => {
-    draining = true;
-    if (inFlight === 0) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, graceMs);
-      whenIdle = () => { clearTimeout(timer); resolve(); };
-    });
-  };
-
-  return { app, store, state, tokens, companies, faults, drain };
+  const results: ItemResult[] = [];
+  for (const it of items) {
+    const entries: ItemResult['entries'] = [];
+    for (const [j, request] of it.entries.entries()) {
+      const outcome = RULES[op.id]({ store, company, defects, pointer: `${it.pointer}/TransactionData/${j}` }, request);
+      entries.push({ request, outcome: outcome instanceof Promise ? await outcome : outcome });
+    }
+    results.push({ request: it.request, entries });
+  }
+  const outcomes = results.flatMap((r) => r.entries.map((e) => e.outcome));
+  const failed = outcomes.filter((o): o is Extract<Outcome<unknown>, { ok: false }> => !o.ok);
+  // In http mode a request whose entries all failed is an HTTP error. Once any entry succeeded
+  // (a payment may have debited) the answer must carry it, so failures beside it go in-band.
+  if (options.errors === 'http' && failed.length > 0 && failed.length === outcomes.length && !failed.some((f) => f.rejection.inBand)) {
+    const first = failed[0]!.rejection;
+    throw quietError(first.status, first.code, first.message, failed.flatMap((f) => (f.rejection.detail ? [f.rejection.detail] : [])));
+  }
+  return renderResponse(op, results, render);
 }

@@ -7,6 +7,7 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildPackage, OUTAGES_FILE, PACKAGE_FILE, readPackage, registerSecrets, writePackage } from '../reporter/package.js';
+import { isFolder, PACING_FILE, PACKAGE_FILES } from '../reporter/files.js';
 import { JournalError, readManifest, writeManifest, RUN_FILE } from '../reporter/journal.js';
 import { writeEvidence } from '../evidence/store.js';
 import { EVIDENCE_DIR, type EvidenceRecord } from '../evidence/record.js';
@@ -14,7 +15,6 @@ import { manifestCaseOf } from '../reporter/collect.js';
 import type { CertificationReport } from '../reporter/model.js';
 import { gitState, schemaHash, suiteVersion } from '../reporter/fingerprint.js';
 import { PREFLIGHT_FILE } from '../preflight/model.js';
-import type { Verdict } from '../vocabulary/verdicts.js';
 import { rejudgePackage, type Rejudgement } from './index.js';
 import { readAllEvidence } from '../evidence/store.js';
 import { testStatusOf } from '../evidence/outcome.js';
@@ -22,8 +22,8 @@ import { testStatusOf } from '../evidence/outcome.js';
 /** The annotations a verdict and its notes leave: rewritten with the re-judged verdict. */
 const VERDICT_ANNOTATIONS = new Set(['verdict', 'fail', 'error', 'inconclusive', 'not_run', 'skipped', 'not_applicable', 'warn', 'observed', 'causes', 'observation', 'transient']);
 
-/** The package files a re-judge writes into `out` (anything else there is left alone). */
-const PACKAGE_FILES = [PACKAGE_FILE, 'certification.html', 'certification.sha256', 'junit.xml', 'exchanges.har', 'pacing.json', RUN_FILE, OUTAGES_FILE, PREFLIGHT_FILE, 'ctrf.json', 'certification.intoto.json', 'certification.zip'];
+/** The package files a re-judge writes into `out` (files.ts; anything else there is left alone, evidence/ is cleared apart). */
+const TOP_FILES = PACKAGE_FILES.filter((f) => !isFolder(f)).map((f) => f.file);
 
 export interface RejudgedPackage { report: CertificationReport; rejudgement: Rejudgement; out: string }
 
@@ -40,10 +40,10 @@ export async function writeRejudgedPackage(from: string, out: string, now = new 
   const byId = new Map(rejudgement.cases.map((c) => [c.id, c]));
 
   mkdirSync(dest, { recursive: true });
-  for (const f of PACKAGE_FILES) rmSync(join(dest, f), { force: true });
+  for (const f of TOP_FILES) rmSync(join(dest, f), { force: true });
   rmSync(join(dest, EVIDENCE_DIR), { recursive: true, force: true });
   mkdirSync(join(dest, EVIDENCE_DIR), { recursive: true });
-  for (const f of ['pacing.json', PREFLIGHT_FILE]) if (existsSync(join(src, f))) copyFileSync(join(src, f), join(dest, f));
+  for (const f of [PACING_FILE, PREFLIGHT_FILE]) if (existsSync(join(src, f))) copyFileSync(join(src, f), join(dest, f));
   // the outages of every run the package merged (each keeps its run id), not only the last run's file
   writeFileSync(join(dest, OUTAGES_FILE), JSON.stringify({ runId: manifest.runId, outages: previous.observations.availability?.outages ?? [] }, null, 2));
 

@@ -30,10 +30,11 @@ import { zipEntries } from '../attest/zip.js';
 import { maskText } from '../client/redact.js';
 import { writeFileAtomic } from '../base/atomic.js';
 import { CHECKSUM_FILE, parseChecksums } from './checksum.js';
+import { ENVELOPE_FILE, ZIP_FILE } from './files.js';
 import type { CaseReport, CertificationReport } from './model.js';
 
-export const ENVELOPE_FILE = 'certification.intoto.json';
-export const ZIP_FILE = 'certification.zip';
+export { ENVELOPE_FILE, ZIP_FILE };
+
 const DAY_MS = 86_400_000;
 
 /** When a package stops being valid: `days` after its (last) run ended. */

@@ -3,21 +3,24 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../base/atomic.js';
+import { CHECKSUM_FILE, isFolder, PACKAGE_FILES } from './files.js';
 
-export const CHECKSUM_FILE = 'certification.sha256';
+export { CHECKSUM_FILE };
 
-/** The files at the top of the reports folder a package's checksums cover, when they are there. */
-export const CHECKSUMMED_TOP = ['certification.json', 'certification.html', 'junit.xml', 'ctrf.json', 'exchanges.har', 'pacing.json', 'run.json'];
-
-/** The package's files, relative to the reports folder: the two reports, junit.xml, ctrf.json, exchanges.har, pacing.json, run.json and every evidence file. */
+/**
+ * The files the package's checksums cover that are there, relative to the reports folder, in the
+ * order of PACKAGE_FILES (files.ts): the two reports, junit.xml, ctrf.json, exchanges.har,
+ * pacing.json, run.json, then every evidence file.
+ */
 export function packageFiles(dir: string): string[] {
-  const top = CHECKSUMMED_TOP.filter((f) => existsSync(join(dir, f)));
-  const evidenceDir = join(dir, 'evidence');
-  // dot-files are temporary names of files being written (atomic.ts), never part of the package
-  const evidence = existsSync(evidenceDir)
-    ? readdirSync(evidenceDir).filter((f) => f.endsWith('.json') && !f.startsWith('.')).sort().map((f) => `evidence/${f}`)
-    : [];
-  return [...top, ...evidence];
+  const covered = PACKAGE_FILES.filter((f) => f.checksummed);
+  const top = covered.filter((f) => !isFolder(f) && existsSync(join(dir, f.file))).map((f) => f.file);
+  const inFolders = covered.filter(isFolder).flatMap((f) => {
+    const folder = join(dir, f.file);
+    // dot-files are temporary names of files being written (atomic.ts), never part of the package
+    return existsSync(folder) ? readdirSync(folder).filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort().map((n) => `${f.file}${n}`) : [];
+  });
+  return [...top, ...inFolders];
 }
 
 export function writeChecksums(dir: string): string[] {

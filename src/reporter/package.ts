@@ -13,14 +13,11 @@ import { maskText, registerSecret } from '../client/redact.js';
 import { loadBaseline, type Waiver } from '../vocabulary/baseline.js';
 import { TEMP_SUFFIX, writeFileAtomic } from '../base/atomic.js';
 import { writeChecksums } from './checksum.js';
-import { CTRF_FILE, renderCtrf } from './ctrf.js';
 import { removeAttestation, writeAttestation, writeZip } from './attestation.js';
 import { groupCauses } from './causes.js';
-import { renderJunit } from './junit.js';
 import { compareReports, loadComparison } from './compare.js';
 import { caseFromEvidence, caseNotRun, howItEnded, manifestCaseOf, maskExchange } from './collect.js';
-import { renderHtml } from './html.js';
-import { buildHar, HAR_FILE, renderHar } from './har.js';
+import { OUTAGES_FILE, PACING_FILE, PACKAGE_FILE, PACKAGE_FILES, type PackageContent } from './files.js';
 import { isNarrowed, type RunIdentity } from './identity.js';
 import { JournalError, readManifest, type ManifestCase, type RunManifest } from './journal.js';
 import { readEvidence, writeEvidence } from '../evidence/store.js';
@@ -33,9 +30,7 @@ import { applyAcceptanceCondition, VACUOUS_CAUSE } from './conditions.js';
 import { pacingSummary, parseOutages, spanText, type Availability } from './availability.js';
 import { PREFLIGHT_FILE, PREFLIGHT_FORMAT, type PreflightReport } from '../preflight/model.js';
 
-export const PACKAGE_FILE = 'certification.json';
-
-export const OUTAGES_FILE = 'outages.json';
+export { OUTAGES_FILE, PACKAGE_FILE };
 
 /** The outages this run met (outages.json, written by the pacing coordinator as they happen). */
 export function readOutages(dir: string, runId: string): Availability['outages'] {
@@ -76,12 +71,10 @@ export function readPackage(dir: string): CertificationReport | null {
 
 export const lastRunId = (p: CertificationReport | null) => p?.runs.at(-1)?.runId;
 
-export interface BuiltPackage {
-  report: CertificationReport;
+/** The package's report and the exchanges its files are rendered from (files.ts), and the evidence it carries over. */
+export interface BuiltPackage extends PackageContent {
   /** Evidence of cases whose record comes from an earlier run: copied from `from` into this package (null: the case has none). */
   carried: { id: string; from: string | null }[];
-  /** Every case's exchanges (PASS included, carried cases from their run), masked: for exchanges.har. */
-  exchanges: { case: string; exchanges: ExchangeRecord[] }[];
 }
 
 /** The limits the run paced at, as the dry run's plan wants them. */
@@ -93,7 +86,7 @@ function planLimits(identity: RunIdentity) {
 
 /** This run's pacing.json (the coordinator's budgets and the over-limit answers), when this run wrote it. */
 function runPacing(dir: string, manifest: RunManifest): unknown {
-  const file = join(dir, 'pacing.json');
+  const file = join(dir, PACING_FILE);
   try {
     if (existsSync(file) && statSync(file).mtimeMs >= Date.parse(manifest.startedAt)) return JSON.parse(readFileSync(file, 'utf8')) as unknown;
   } catch { /* no pacing figures: the package says nothing of them */ }
@@ -102,7 +95,7 @@ function runPacing(dir: string, manifest: RunManifest): unknown {
 
 /** Calls per operation of this run: the pacer's count (pacing.json, when this run wrote it), else the exchanges in its evidence. */
 function runCalls(dir: string, manifest: RunManifest, evidenceExchanges: ExchangeRecord[][]): Pick<RunSummary, 'calls' | 'callsFrom'> {
-  const file = join(dir, 'pacing.json');
+  const file = join(dir, PACING_FILE);
   try {
     if (existsSync(file) && statSync(file).mtimeMs >= Date.parse(manifest.startedAt)) {
       const p = JSON.parse(readFileSync(file, 'utf8')) as { operations?: Record<string, { calls?: unknown }> };
@@ -120,21 +113,84 @@ function runCalls(dir: string, manifest: RunManifest, evidenceExchanges: Exchang
 export function buildPackage(dir: string, manifest: RunManifest, now = new Date()): BuiltPackage {
   const runId = manifest.runId;
   const errors: string[] = [...(manifest.end?.errors ?? [])];
-  let previous: CertificationReport | null = null;
-  let previousDir: string | null = null;
-  if (manifest.resume) {
-    previousDir = join(dir, manifest.resume.from);
-    try { previous = readPackage(previousDir); } catch (e) { errors.push(maskText((e as Error).message)); }
-    if (!previous) errors.push(`the package this run resumes (${manifest.resume.from}/${PACKAGE_FILE}) is missing: this package holds only the cases of run ${runId}`);
-  }
+  const { previous, previousDir } = resumedPackage(dir, manifest, errors);
+  // a case of this run has its evidence here; a case carried from the package resumed, in that package
+  const evidenceDirOf = (c: CaseReport) => (c.runId === runId || !previousDir ? dir : previousDir);
 
   // this run's cases: its evidence, else not run
   const planned: ManifestCase[] = manifest.cases.length || !previous || !manifest.resume
     ? manifest.cases
     : previous.cases.filter((c) => manifest.resume!.rerun.includes(c.id)).map(manifestCaseOf);
-  const ended = manifest.end;
   const outages = [...parseOutages(previous?.observations.availability?.outages, previous?.runs.at(-1)?.runId ?? ''), ...readOutages(dir, runId)];
   const gaveUp = outages.find((o) => o.runId === runId && o.gaveUp);
+  const { current, evidenceExchanges, finishedAt } = thisRunCases(dir, manifest, planned, gaveUp, now);
+
+  const { cases: merged, carried } = carryOver(previous ? mergeCases(previous.cases, current) : current, runId, previousDir);
+  // no vacuous PASS: over the whole package, a rejection passed for an operation the target never accepted is INCONCLUSIVE
+  // (a resumed run that had no preflight of its own keeps the one of the run it continues)
+  const connection = readPreflight(dir, runId) ?? previous?.connection ?? null;
+  const { cases, waiverReports } = withWaivers(sortCases(applyAcceptanceCondition(merged, connection, evidenceDirOf)), manifest.baselineFile, errors);
+
+  const thisRun: RunSummary = {
+    runId, startedAt: manifest.startedAt, finishedAt, status: manifest.end?.status ?? 'killed', cases: planned.length,
+    finished: current.filter((c) => c.verdict !== 'NOT_RUN').length, seed: manifest.seed, ...runCalls(dir, manifest, evidenceExchanges),
+  };
+  const runs = manifest.rejudged ? manifest.rejudged.runs : mergeRuns(previous?.runs ?? [], thisRun);
+
+  // the exchanges of every case, for the error body shapes: this run's evidence, the earlier runs' in the package resumed
+  const evidence = cases.map((c) => {
+    if (c.exchanges) return { case: c.id, exchanges: c.exchanges };
+    const ev = readEvidence(evidenceDirOf(c), c.id);
+    return { case: c.id, exchanges: (ev?.exchanges ?? []).map(maskExchange) };
+  });
+
+  const identity = manifest.identity;
+  const preflightBlocked = thisRun.status === 'preflight' && connection ? connection.findings.filter((f) => f.severity === 'blocking').map((f) => f.text) : [];
+  const outcome = decideOutcome({ cases, selectionNarrowed: isNarrowed(identity.selection), profile: identity.profile, ended: endedText(cases, gaveUp, thisRun.status, manifest.end?.status), runErrors: errors, preflightBlocked });
+  const pacing = previous?.observations.availability?.pacing;
+  const report: CertificationReport = {
+    format: FORMAT,
+    formatVersion: FORMAT_VERSION,
+    outcome,
+    identity,
+    runs,
+    changed: changedVerdicts(cases),
+    causes: groupCauses(cases),
+    changes: null,
+    connection,
+    fingerprint: fingerprintOf(manifest, runs, thisRun.status),
+    plan: planSummary(packagePlan(cases, manifest)),
+    counts: buildCounts(cases),
+    matrix: buildMatrix(cases),
+    observations: aggregateObservations(cases, errorBodyShapes(evidence), totalCalls(runs), outages,
+      pacingSummary([pacing ? { operations: pacing.byOperation, overLimit: pacing.overLimit } : undefined, runPacing(dir, manifest)])),
+    waivers: {
+      file: manifest.baselineFile,
+      used: waiverReports.filter((w) => w.status === 'used').map((w) => ({ ...w, comment: maskText(w.comment) })),
+      notNeeded: waiverReports.filter((w) => w.status === 'not-needed').map((w) => ({ ...w, comment: maskText(w.comment) })),
+    },
+    specSections: Object.fromEntries(Object.entries(SPEC_SECTIONS).filter(([s]) => cases.some((c) => c.sections.includes(s)))),
+    runErrors: errors,
+    cases,
+  };
+  const comparison = loadComparison();
+  if (comparison) report.changes = compareReports(comparison.report, report, comparison.file);
+  return { report, carried, exchanges: evidence };
+}
+
+/** The package a resumed run continues (its folder, and the package, null when it is missing or unreadable: an error says so). */
+function resumedPackage(dir: string, manifest: RunManifest, errors: string[]): { previous: CertificationReport | null; previousDir: string | null } {
+  if (!manifest.resume) return { previous: null, previousDir: null };
+  const previousDir = join(dir, manifest.resume.from);
+  let previous: CertificationReport | null = null;
+  try { previous = readPackage(previousDir); } catch (e) { errors.push(maskText((e as Error).message)); }
+  if (!previous) errors.push(`the package this run resumes (${manifest.resume.from}/${PACKAGE_FILE}) is missing: this package holds only the cases of run ${manifest.runId}`);
+  return { previous, previousDir };
+}
+
+/** This run's planned cases, each from its evidence, else NOT_RUN saying why; and when the run finished (its end, else its last case's). */
+function thisRunCases(dir: string, manifest: RunManifest, planned: ManifestCase[], gaveUp: { start: string } | undefined, now: Date) {
+  const { runId, end: ended } = manifest;
   const evidenceExchanges: ExchangeRecord[][] = [];
   let lastFinish = manifest.startedAt;
   const current: CaseReport[] = planned.map((p) => {
@@ -153,62 +209,66 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
   });
   const finishedAt = ended?.finishedAt ?? lastFinish;
   for (const c of current) for (const a of c.attempts) if (!a.at) a.at = finishedAt;
+  return { current, evidenceExchanges, finishedAt };
+}
 
-  let cases = previous ? mergeCases(previous.cases, current) : current;
+/** The cases of earlier runs: their evidence copied from the package resumed (`carried`), when it has any. */
+function carryOver(merged: CaseReport[], runId: string, previousDir: string | null): { cases: CaseReport[]; carried: BuiltPackage['carried'] } {
   const carried: BuiltPackage['carried'] = [];
-  cases = cases.map((c) => {
+  const cases = merged.map((c) => {
     if (c.runId === runId || !previousDir) return c;
     const from = join(previousDir, EVIDENCE_DIR, `${c.id}.json`);
     const has = /^[\w.\-[\]]+$/.test(c.id) && existsSync(from);
     carried.push({ id: c.id, from: has ? from : null });
     return { ...c, evidenceFile: has ? `evidence/${c.id}.json` : null };
   });
-  // no vacuous PASS: over the whole package, a rejection passed for an operation the target never accepted is INCONCLUSIVE
-  // (a resumed run that had no preflight of its own keeps the one of the run it continues)
-  const connection = readPreflight(dir, runId) ?? previous?.connection ?? null;
-  cases = applyAcceptanceCondition(cases, connection, (c) => (c.runId === runId || !previousDir ? dir : previousDir));
+  return { cases, carried };
+}
+
+/** By operation, then family, then id. */
+function sortCases(cases: CaseReport[]): CaseReport[] {
   const ops = operationIds(cases);
   const fams = familyIds(cases);
-  cases.sort((a, b) => ops.indexOf(a.operation) - ops.indexOf(b.operation) || fams.indexOf(a.family) - fams.indexOf(b.family) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return cases.sort((a, b) => ops.indexOf(a.operation) - ops.indexOf(b.operation) || fams.indexOf(a.family) - fams.indexOf(b.family) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
 
-  // the baseline as the run named it, applied to the merged verdicts
+/** The baseline as the run named it, applied to the merged verdicts (a baseline it cannot read is a run error). */
+function withWaivers(cases: CaseReport[], baselineFile: string | null, errors: string[]) {
   let waivers: Waiver[] = [];
-  try { waivers = loadBaseline({ SADAD_BASELINE: manifest.baselineFile ?? undefined }); } catch (e) { errors.push(maskText((e as Error).message)); }
+  try { waivers = loadBaseline({ SADAD_BASELINE: baselineFile ?? undefined }); } catch (e) { errors.push(maskText((e as Error).message)); }
   const waiverReports = classifyWaivers(waivers, cases);
-  cases = cases.map((c) => {
-    const w = waiverReports.find((x) => x.case === c.id);
-    return { ...c, waiver: w ? { verdict: w.expected, comment: maskText(w.comment), status: w.status } : null };
-  });
-
-  const thisRun: RunSummary = {
-    runId, startedAt: manifest.startedAt, finishedAt, status: ended?.status ?? 'killed', cases: planned.length,
-    finished: current.filter((c) => c.verdict !== 'NOT_RUN').length, seed: manifest.seed, ...runCalls(dir, manifest, evidenceExchanges),
+  return {
+    waiverReports,
+    cases: cases.map((c) => {
+      const w = waiverReports.find((x) => x.case === c.id);
+      return { ...c, waiver: w ? { verdict: w.expected, comment: maskText(w.comment), status: w.status } : null };
+    }),
   };
-  const runs = manifest.rejudged ? manifest.rejudged.runs : mergeRuns(previous?.runs ?? [], thisRun);
+}
 
-  // the exchanges of every case, for the error body shapes: this run's evidence, the earlier runs' in the package resumed
-  const evidence = cases.map((c) => {
-    if (c.exchanges) return { case: c.id, exchanges: c.exchanges };
-    const ev = readEvidence(c.runId === runId || !previousDir ? dir : previousDir, c.id);
-    return { case: c.id, exchanges: (ev?.exchanges ?? []).map(maskExchange) };
-  });
+/** Why cases are NOT_RUN, for the outcome; null when none is. */
+function endedText(cases: CaseReport[], gaveUp: { start: string; durationMs: number } | undefined, status: string, endStatus: string | undefined): string | null {
+  if (!cases.some((c) => c.verdict === 'NOT_RUN')) return null;
+  if (gaveUp) return `the target went down at ${gaveUp.start} and was still down ${spanText(gaveUp.durationMs)} later (SADAD_MAX_OUTAGE_SECONDS), so the run stopped; once it is back, \`npm run certify -- --resume\` continues where it stopped`;
+  return ['interrupted', 'timedout', 'killed', 'preflight'].includes(status) ? howItEnded(endStatus) : 'they did not finish (a worker process died, or the test runner skipped them)';
+}
 
-  const notRun = cases.some((c) => c.verdict === 'NOT_RUN');
-  const endedText = !notRun ? null
-    : gaveUp ? `the target went down at ${gaveUp.start} and was still down ${spanText(gaveUp.durationMs)} later (SADAD_MAX_OUTAGE_SECONDS), so the run stopped; once it is back, \`npm run certify -- --resume\` continues where it stopped`
-      : ['interrupted', 'timedout', 'killed', 'preflight'].includes(thisRun.status) ? howItEnded(ended?.status)
-        : 'they did not finish (a worker process died, or the test runner skipped them)';
-  const identity = manifest.identity;
-  const preflightBlocked = thisRun.status === 'preflight' && connection ? connection.findings.filter((f) => f.severity === 'blocking').map((f) => f.text) : [];
-  const outcome = decideOutcome({ cases, selectionNarrowed: isNarrowed(identity.selection), profile: identity.profile, ended: endedText, runErrors: errors, preflightBlocked });
-  const limits = planLimits(identity);
+/** The dry run's plan of the package's cases at the run's limits; null when the run paced at none. */
+function packagePlan(cases: CaseReport[], manifest: RunManifest) {
+  const limits = planLimits(manifest.identity);
+  if (!limits) return null;
   // what the cases share per worker and need is in the manifest: a case merged from an earlier package plans its own calls only
   const plannedById = new Map(manifest.cases.map((p) => [p.id, p]));
-  const plan = limits ? planOf(cases.map((c) => ({
+  return planOf(cases.map((c) => ({
     id: c.id, operation: c.operation, family: c.family, level: c.level, calls: c.calls, shared: plannedById.get(c.id)?.shared, needs: plannedById.get(c.id)?.needs,
-  })), limits, manifest.planContext) : null;
+  })), limits, manifest.planContext);
+}
+
+/** What the package judged, with what, and when: the runs' wall time is the sum of each run's. */
+function fingerprintOf(manifest: RunManifest, runs: RunSummary[], status: RunSummary['status']): Fingerprint {
+  const identity = manifest.identity;
   const durationMs = runs.reduce((sum, r) => sum + Math.max(0, Date.parse(r.finishedAt) - Date.parse(r.startedAt) || 0), 0);
-  const fingerprint: Fingerprint = {
+  return {
     suite: manifest.suite,
     schemaHash: identity.schemaHash,
     schemaFiles: manifest.schemaFiles,
@@ -222,38 +282,10 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     startedAt: runs[0]!.startedAt,
     finishedAt: runs.at(-1)!.finishedAt,
     durationMs,
-    playwright: { version: manifest.playwright, status: thisRun.status },
+    playwright: { version: manifest.playwright, status },
     node: manifest.node,
     ...(manifest.rejudged ? { rejudged: { at: manifest.rejudged.at, suite: manifest.rejudged.suite, fromRuns: manifest.rejudged.fromRuns, differing: manifest.rejudged.differing } } : {}),
   };
-  const report: CertificationReport = {
-    format: FORMAT,
-    formatVersion: FORMAT_VERSION,
-    outcome,
-    identity,
-    runs,
-    changed: changedVerdicts(cases),
-    causes: groupCauses(cases),
-    changes: null,
-    connection,
-    fingerprint,
-    plan: planSummary(plan),
-    counts: buildCounts(cases),
-    matrix: buildMatrix(cases),
-    observations: aggregateObservations(cases, errorBodyShapes(evidence), totalCalls(runs), outages,
-      pacingSummary([previous?.observations.availability?.pacing ? { operations: previous.observations.availability.pacing.byOperation, overLimit: previous.observations.availability.pacing.overLimit } : undefined, runPacing(dir, manifest)])),
-    waivers: {
-      file: manifest.baselineFile,
-      used: waiverReports.filter((w) => w.status === 'used').map((w) => ({ ...w, comment: maskText(w.comment) })),
-      notNeeded: waiverReports.filter((w) => w.status === 'not-needed').map((w) => ({ ...w, comment: maskText(w.comment) })),
-    },
-    specSections: Object.fromEntries(Object.entries(SPEC_SECTIONS).filter(([s]) => cases.some((c) => c.sections.includes(s)))),
-    runErrors: errors,
-    cases,
-  };
-  const comparison = loadComparison();
-  if (comparison) report.changes = compareReports(comparison.report, report, comparison.file);
-  return { report, carried, exchanges: evidence };
 }
 
 /** What signs a package: SADAD_PACKAGE_KEY's key, and SADAD_PACKAGE_VALID_DAYS. */
@@ -275,22 +307,14 @@ export function signingFromEnv(env: NodeJS.ProcessEnv = process.env): PackageSig
 }
 
 /**
- * Writes the package: the earlier runs' evidence of the cases carried over, then the JSON, the page,
- * junit.xml, exchanges.har, ctrf.json and the checksums, each atomically; the checksums last of the
- * files they cover, so a package whose checksums verify is whole. Then what covers the checksummed
- * files: the signed statement (certification.intoto.json, with a signing key; attestation.ts), and
- * the zip of it all (certification.zip).
+ * Writes the package: the earlier runs' evidence of the cases carried over, then each file
+ * PACKAGE_FILES (files.ts) renders, atomically, in its order, then the checksums, last of the files
+ * they cover, so a package whose checksums verify is whole. Then what covers the checksummed files:
+ * the signed statement (certification.intoto.json, with a signing key; attestation.ts), and the zip
+ * of it all (certification.zip).
  */
 export function writePackage(dir: string, built: BuiltPackage, signing: PackageSigning | null = signingFromEnv()): void {
-  for (const { id, from } of built.carried) {
-    const to = join(dir, EVIDENCE_DIR, `${id}.json`);
-    if (from) {
-      const temp = join(dir, EVIDENCE_DIR, `.${id}.json.${process.pid}.carried${TEMP_SUFFIX}`);
-      mkdirSync(join(dir, EVIDENCE_DIR), { recursive: true });
-      copyFileSync(from, temp);
-      renameSync(temp, to);
-    } else rmSync(to, { force: true });
-  }
+  writeCarried(dir, built.carried);
   // a PASS the whole run showed vacuous (conditions.ts): its evidence file says what the package says
   for (const c of built.report.cases) {
     if (c.verdict !== 'INCONCLUSIVE' || !c.requires || !c.evidenceFile) continue;
@@ -300,17 +324,24 @@ export function writePackage(dir: string, built: BuiltPackage, signing: PackageS
     if (!added) continue;
     writeEvidence(dir, { ...ev, verdict: 'INCONCLUSIVE', testStatus: 'failed', notes: [...(ev.notes ?? []), added] });
   }
-  // every string was masked on its way in; the whole text once more, for secrets only known now
-  writeFileAtomic(join(dir, PACKAGE_FILE), maskText(JSON.stringify(built.report, null, 2)) + '\n');
-  writeFileAtomic(join(dir, 'certification.html'), maskText(renderHtml(built.report)));
-  // from the merged package, so a resumed run's junit.xml holds every case, not only the rerun ones
-  writeFileAtomic(join(dir, 'junit.xml'), maskText(renderJunit(built.report)));
-  writeFileAtomic(join(dir, HAR_FILE), renderHar(buildHar(built.report, built.exchanges)));
-  writeFileAtomic(join(dir, CTRF_FILE), maskText(renderCtrf(built.report)));
+  for (const f of PACKAGE_FILES) if (f.render) writeFileAtomic(join(dir, f.file), f.render(built));
   writeChecksums(dir);
   if (signing) writeAttestation(dir, built.report, signing.key, signing.validDays);
   else removeAttestation(dir);
   writeZip(dir);
+}
+
+/** The evidence of cases carried from an earlier run, copied in whole (under a temporary name, then renamed); a case without any has none here either. */
+function writeCarried(dir: string, carried: BuiltPackage['carried']): void {
+  for (const { id, from } of carried) {
+    const to = join(dir, EVIDENCE_DIR, `${id}.json`);
+    if (from) {
+      const temp = join(dir, EVIDENCE_DIR, `.${id}.json.${process.pid}.carried${TEMP_SUFFIX}`);
+      mkdirSync(join(dir, EVIDENCE_DIR), { recursive: true });
+      copyFileSync(from, temp);
+      renameSync(temp, to);
+    } else rmSync(to, { force: true });
+  }
 }
 
 /** `npm run certify -- --report`: the package of the last run, rebuilt from its manifest and evidence alone. Sends nothing. */

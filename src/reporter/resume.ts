@@ -11,7 +11,7 @@ import { VERDICT_ORDER } from '../vocabulary/verdicts.js';
 import { RESUME_FROM_ENV, RUN_ONLY_ENV } from '../vocabulary/selection.js';
 import { identityDifferences, runIdentity } from './identity.js';
 import { JournalError, PREVIOUS_DIR, RUN_FILE } from './journal.js';
-import { EVIDENCE_DIR } from '../evidence/record.js';
+import { PACKAGE_FILES } from './files.js';
 import { casesToRerun } from './merge.js';
 import type { CertificationReport } from './model.js';
 import { currentPackage, lastRunId, PACKAGE_FILE, readPackage } from './package.js';
@@ -21,8 +21,8 @@ export type ResumePlan =
   | { kind: 'nothing'; message: string; report: CertificationReport }
   | { kind: 'run'; message: string; env: Record<string, string>; rerun: string[]; report: CertificationReport };
 
-/** The files of a package a resume keeps aside (Playwright's html/ report is not part of it). */
-const KEPT = [PACKAGE_FILE, 'certification.html', 'certification.sha256', RUN_FILE, 'pacing.json', 'junit.xml', 'exchanges.har', EVIDENCE_DIR];
+/** The files of a package a resume keeps aside (files.ts; Playwright's html/ report is not part of it). */
+const KEPT = PACKAGE_FILES.filter((f) => f.keptOnResume).map((f) => f.file);
 export const RERUN_FILE = 'rerun.txt';
 
 const countsLine = (r: CertificationReport) => VERDICT_ORDER.filter((v) => r.counts.byVerdict[v]).map((v) => `${r.counts.byVerdict[v]} ${v}`).join(', ');

@@ -22,16 +22,17 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseEnvelope, verifyEnvelope, type TrustedKey } from '../attest/dsse.js';
+import { parseEnvelope, verifyEnvelope, type DsseEnvelope, type TrustedKey } from '../attest/dsse.js';
 import { keyIdOf, KeyError, readPublicKey } from '../attest/keys.js';
-import { INTOTO_PAYLOAD_TYPE, parseStatement, sha256Hex, STATEMENT_TYPE, TEST_RESULT_PREDICATE } from '../attest/statement.js';
+import { INTOTO_PAYLOAD_TYPE, parseStatement, sha256Hex, TEST_RESULT_PREDICATE, type ResourceDescriptor } from '../attest/statement.js';
 import { unsafeEntryName, unzipEntries, ZipError } from '../attest/zip.js';
 import { DEFAULT_PACKAGE_VALID_DAYS } from '../config/index.js';
 import { ENVELOPE_FILE, validUntilOf } from '../reporter/attestation.js';
 import { CHECKSUM_FILE, packageFiles, parseChecksums } from '../reporter/checksum.js';
 import { CTRF_FILE } from '../reporter/ctrf.js';
+import { PACKAGE_FILE } from '../reporter/files.js';
 import { FORMAT, type CertificationReport, type VerdictCounts } from '../reporter/model.js';
-import type { RunManifest } from '../reporter/journal.js';
+import { RUN_FILE, type RunManifest } from '../reporter/journal.js';
 import type { EvidenceRecord } from '../evidence/record.js';
 import { rejudgePackage, type Rejudgement } from '../replay/index.js';
 import { consistencyProblems } from './consistency.js';
@@ -39,7 +40,6 @@ import { crossCheck, type GatewayEntry, type LoggedExchange } from './gateway-lo
 import { certificationValidator, ctrfValidator, errorLines } from './schemas.js';
 
 export type CheckName = 'package' | 'checksums' | 'signature' | 'schema' | 'consistency' | 'rejudge' | 'gateway-log' | 'expiry';
-export const CHECKS: CheckName[] = ['package', 'checksums', 'signature', 'schema', 'consistency', 'rejudge', 'gateway-log', 'expiry'];
 
 export interface Problem { check: CheckName; text: string }
 export interface Check { name: CheckName; status: 'ok' | 'failed' | 'skipped'; detail: string }
@@ -138,124 +138,76 @@ export async function verifyPackage(path: string, options: VerifyOptions): Promi
   } finally {
     if (temp) rmSync(temp, { recursive: true, force: true });
   }
-  return conclude(v, options.now ?? new Date());
+  return conclude(v);
 }
 
+/** What the checks learn of the package, each filled by the check that reads it, for the checks after it. */
+interface Known {
+  dir: string;
+  /** The zip's entries, when the package was given as one. */
+  zipNames: string[] | null;
+  options: VerifyOptions;
+  /** checksums: the files certification.sha256 lists, with their digests. */
+  sums: Map<string, string>;
+  /** signature: the envelope's signature, and its in-toto predicate (verified: a trusted key signed it). */
+  signature: PackageVerification['signature'];
+  predicate: Record<string, unknown> | null;
+  predicateVerified: boolean;
+  /** schema: certification.json when it is a certification package, ctrf.json when it is JSON. */
+  report: CertificationReport | null;
+  ctrf: unknown;
+  /** expiry */
+  validUntil: string | null;
+  validFrom: PackageVerification['validFrom'];
+  expired: boolean;
+  /** The checksummed evidence, read once when a check first needs it (evidenceOf). */
+  evidence?: EvidenceRead;
+}
+
+/** What a check found: problems make the package INVALID and its line `failed`; `learned` is for the checks after it. */
+interface CheckResult {
+  problems: string[];
+  /** The check's line (its status when it found no problem); null: the check has nothing to say. */
+  line: { status: 'ok' | 'skipped' | 'failed'; detail: string } | null;
+  learned?: Partial<Known>;
+}
+
+interface PackageCheck {
+  name: CheckName;
+  run: (known: Known) => CheckResult | Promise<CheckResult>;
+}
+
+/** The checks of a package's folder, in order (the header of this file says what each checks). */
+const PACKAGE_CHECKS: PackageCheck[] = [
+  { name: 'checksums', run: checksums },
+  { name: 'signature', run: signature },
+  { name: 'schema', run: schemas },
+  { name: 'consistency', run: consistency },
+  { name: 'rejudge', run: rejudged },
+  { name: 'gateway-log', run: gatewayLog },
+  { name: 'expiry', run: expiry },
+];
+
+/** Every check, as a Problem names it: the package itself (there, and unzipped), then each of PACKAGE_CHECKS. */
+export const CHECKS: CheckName[] = ['package', ...PACKAGE_CHECKS.map((c) => c.name)];
+
 async function verifyDir(dir: string, zipNames: string[] | null, options: VerifyOptions, v: PackageVerification): Promise<void> {
-  const problem = (check: CheckName, text: string) => v.problems.push({ check, text });
-  const check = (name: CheckName, status: Check['status'], detail: string) => v.checks.push({ name, status, detail });
-  const failedSince = (n: number) => v.problems.length > n;
-
-  // 1. checksums
-  let n = v.problems.length;
-  const sumsFile = join(dir, CHECKSUM_FILE);
-  let listed: { path: string; sha256: string }[] = [];
-  if (!existsSync(sumsFile)) {
-    problem('checksums', `${CHECKSUM_FILE} is missing: this is no certification package, or it is incomplete`);
-  } else {
-    const parsed = parseChecksums(readFileSync(sumsFile, 'utf8'));
-    for (const p of parsed.problems) problem('checksums', `${CHECKSUM_FILE}: ${p}`);
-    listed = parsed.files;
-    for (const f of listed) {
-      const bad = unsafeEntryName(f.path);
-      if (bad) { problem('checksums', `${CHECKSUM_FILE} lists ${JSON.stringify(f.path)}, which has ${bad}`); continue; }
-      const file = join(dir, f.path);
-      if (!existsSync(file)) problem('checksums', `${f.path} is listed in ${CHECKSUM_FILE} but missing (removed from the package)`);
-      else if (sha256Hex(readFileSync(file)) !== f.sha256) problem('checksums', `${f.path} does not match its checksum (changed after ${CHECKSUM_FILE} was written)`);
-    }
-    const names = new Set(listed.map((f) => f.path));
-    const present = zipNames ?? packageFiles(dir);
-    const extra = present.filter((f) => !names.has(f) && f !== CHECKSUM_FILE && f !== ENVELOPE_FILE);
-    for (const f of extra) problem('checksums', `${f} is in the package but not in ${CHECKSUM_FILE} (added after the checksums were written)`);
-    if (new Set(listed.map((f) => f.path)).size !== listed.length) problem('checksums', `${CHECKSUM_FILE} lists a file twice`);
+  const known: Known = {
+    dir, zipNames, options, sums: new Map(), signature: v.signature, predicate: null, predicateVerified: false,
+    report: null, ctrf: null, validUntil: null, validFrom: null, expired: false,
+  };
+  for (const c of PACKAGE_CHECKS) {
+    const r = await c.run(known);
+    for (const text of r.problems) v.problems.push({ check: c.name, text });
+    if (r.line) v.checks.push({ name: c.name, status: r.problems.length ? 'failed' : r.line.status, detail: r.line.detail });
+    Object.assign(known, r.learned);
   }
-  check('checksums', failedSince(n) ? 'failed' : 'ok', `${plural(listed.length, 'file')} listed`);
-  const sums = new Map(listed.map((f) => [f.path, f.sha256]));
+  describe(v, known);
+}
 
-  // 2. the envelope, its signature and its subjects
-  n = v.problems.length;
-  let predicate: Record<string, unknown> | null = null;
-  let predicateVerified = false;
-  const envFile = join(dir, ENVELOPE_FILE);
-  if (!existsSync(envFile)) {
-    v.signature.status = 'unsigned';
-    if (options.keys.length) problem('signature', `unsigned: ${ENVELOPE_FILE} is missing, and a key was given (the company signs with SADAD_PACKAGE_KEY)`);
-    check('signature', failedSince(n) ? 'failed' : 'skipped', 'unsigned');
-  } else {
-    const raw = tryJson(envFile);
-    const env = 'value' in raw ? parseEnvelope(raw.value) : `not JSON: ${raw.error}`;
-    if (typeof env === 'string') {
-      v.signature.status = 'bad';
-      problem('signature', `${ENVELOPE_FILE} is not a DSSE envelope: ${env}`);
-    } else {
-      let payload: Buffer | null = null;
-      v.signature.keyId = env.signatures[0]?.keyid || null;
-      if (options.keys.length) {
-        const r = verifyEnvelope(env, options.keys, INTOTO_PAYLOAD_TYPE);
-        if (r.ok) {
-          payload = r.payload;
-          predicateVerified = true;
-          v.signature = { status: 'verified', signer: r.signer.name, keyId: r.signer.keyId };
-        } else {
-          v.signature.status = 'bad';
-          problem('signature', `${ENVELOPE_FILE}: ${r.reason}`);
-        }
-      } else {
-        v.signature.status = 'not checked';
-        if (env.payloadType !== INTOTO_PAYLOAD_TYPE) problem('signature', `${ENVELOPE_FILE}: payloadType is ${JSON.stringify(env.payloadType)}, not ${INTOTO_PAYLOAD_TYPE}`);
-        payload = Buffer.from(env.payload.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-      }
-      if (payload) {
-        const st = parseStatement(payload);
-        if (typeof st === 'string') problem('signature', `${ENVELOPE_FILE}: ${st}`);
-        else {
-          if (st.predicateType !== TEST_RESULT_PREDICATE) problem('signature', `${ENVELOPE_FILE}: predicateType is ${JSON.stringify(st.predicateType)}, not ${TEST_RESULT_PREDICATE}`);
-          predicate = st.predicate;
-          // the subjects are exactly the checksummed files, with the same digests
-          const subjects = new Map<string, string>();
-          for (const s of st.subject) {
-            if (typeof s.name !== 'string' || typeof s.digest?.sha256 !== 'string') { problem('signature', `${ENVELOPE_FILE}: a subject has no name or no sha256 digest`); continue; }
-            subjects.set(s.name, s.digest.sha256);
-          }
-          const notSigned = [...sums.keys()].filter((f) => !subjects.has(f));
-          const notListed = [...subjects.keys()].filter((f) => !sums.has(f));
-          const differ = [...sums.keys()].filter((f) => subjects.has(f) && subjects.get(f) !== sums.get(f));
-          const name = (fs: string[]) => (fs.length > 10 ? `${fs.slice(0, 10).join(', ')} and ${fs.length - 10} more` : fs.join(', '));
-          if (differ.length) problem('signature', `${name(differ)}: the signed digest differs from the checksum (changed after signing)`);
-          if (notSigned.length) problem('signature', `${name(notSigned)}: in ${CHECKSUM_FILE} but not signed (added after signing)`);
-          if (notListed.length) problem('signature', `${name(notListed)}: signed but not in ${CHECKSUM_FILE} (removed after signing)`);
-        }
-      }
-    }
-    check('signature', failedSince(n) ? 'failed' : v.signature.status === 'verified' ? 'ok' : 'skipped',
-      v.signature.status === 'verified' ? `signed by ${v.signature.signer} (keyid ${v.signature.keyId})` : v.signature.status === 'not checked' ? 'signature not checked (no --key); its subjects match the checksums' : 'bad');
-  }
-
-  // 3. schemas
-  n = v.problems.length;
-  let report: CertificationReport | null = null;
-  const rawReport = existsSync(join(dir, 'certification.json')) ? tryJson(join(dir, 'certification.json')) : null;
-  if (!rawReport) problem('schema', 'certification.json is missing');
-  else if ('error' in rawReport) problem('schema', `certification.json is not JSON: ${rawReport.error}`);
-  else {
-    const validate = certificationValidator();
-    if (!validate(rawReport.value)) problem('schema', `certification.json does not match schemas/certification.schema.json: ${errorLines(validate.errors, 3, rawReport.value).join('; ')}`);
-    const r = rawReport.value as Partial<CertificationReport>;
-    if (r && typeof r === 'object' && r.format === FORMAT && Array.isArray(r.cases) && r.fingerprint && r.outcome && r.counts && Array.isArray(r.runs) && r.identity) report = r as CertificationReport;
-    else problem('schema', 'certification.json is not a certification package');
-  }
-  let ctrf: unknown = null;
-  if (sums.has(CTRF_FILE) && existsSync(join(dir, CTRF_FILE))) {
-    const raw = tryJson(join(dir, CTRF_FILE));
-    if ('error' in raw) problem('schema', `${CTRF_FILE} is not JSON: ${raw.error}`);
-    else {
-      ctrf = raw.value;
-      const validate = ctrfValidator();
-      if (!validate(ctrf)) problem('schema', `${CTRF_FILE} does not match the CTRF schema: ${errorLines(validate.errors, 3, ctrf).join('; ')}`);
-    }
-  }
-  check('schema', failedSince(n) ? 'failed' : 'ok', `certification.json${ctrf ? ` and ${CTRF_FILE}` : ''}`);
-
+/** What the verification says of the package beside its checks: who, what, when, as the package states it. */
+function describe(v: PackageVerification, k: Known): void {
+  const { report } = k;
   if (report) {
     const f = report.fingerprint;
     v.target = f.target.url ?? report.identity.target;
@@ -267,74 +219,225 @@ async function verifyDir(dir: string, zipNames: string[] | null, options: Verify
     v.certifies = report.outcome.certifies;
     v.outcome = report.outcome.summary;
   }
+  v.company = evidenceOf(k).company;
+  v.signature = k.signature;
+  v.validUntil = k.validUntil;
+  v.validFrom = k.validFrom;
+  v.expired = k.expired;
+}
 
-  // the evidence, for the consistency check, the company and the gateway log
-  const evidence = new Map<string, EvidenceRecord | null>();
+/** 1. Every file certification.sha256 lists is there with that digest; no file is there that it does not list. */
+function checksums({ dir, zipNames }: Known): CheckResult {
+  const problems: string[] = [];
+  const sumsFile = join(dir, CHECKSUM_FILE);
+  let listed: { path: string; sha256: string }[] = [];
+  if (!existsSync(sumsFile)) {
+    problems.push(`${CHECKSUM_FILE} is missing: this is no certification package, or it is incomplete`);
+  } else {
+    const parsed = parseChecksums(readFileSync(sumsFile, 'utf8'));
+    for (const p of parsed.problems) problems.push(`${CHECKSUM_FILE}: ${p}`);
+    listed = parsed.files;
+    for (const f of listed) {
+      const bad = unsafeEntryName(f.path);
+      if (bad) { problems.push(`${CHECKSUM_FILE} lists ${JSON.stringify(f.path)}, which has ${bad}`); continue; }
+      const file = join(dir, f.path);
+      if (!existsSync(file)) problems.push(`${f.path} is listed in ${CHECKSUM_FILE} but missing (removed from the package)`);
+      else if (sha256Hex(readFileSync(file)) !== f.sha256) problems.push(`${f.path} does not match its checksum (changed after ${CHECKSUM_FILE} was written)`);
+    }
+    const names = new Set(listed.map((f) => f.path));
+    const present = zipNames ?? packageFiles(dir);
+    // the checksums and the statement over them are the two files of a package they cannot list
+    const extra = present.filter((f) => !names.has(f) && f !== CHECKSUM_FILE && f !== ENVELOPE_FILE);
+    for (const f of extra) problems.push(`${f} is in the package but not in ${CHECKSUM_FILE} (added after the checksums were written)`);
+    if (new Set(listed.map((f) => f.path)).size !== listed.length) problems.push(`${CHECKSUM_FILE} lists a file twice`);
+  }
+  return { problems, line: { status: 'ok', detail: `${plural(listed.length, 'file')} listed` }, learned: { sums: new Map(listed.map((f) => [f.path, f.sha256])) } };
+}
+
+/**
+ * 2. certification.intoto.json is a DSSE envelope signed by one of the keys given, and its
+ * Statement's subjects are exactly the checksummed files; without a key, the subjects are checked.
+ */
+function signature({ dir, options, sums }: Known): CheckResult {
+  const envFile = join(dir, ENVELOPE_FILE);
+  if (!existsSync(envFile)) {
+    const problems = options.keys.length ? [`unsigned: ${ENVELOPE_FILE} is missing, and a key was given (the company signs with SADAD_PACKAGE_KEY)`] : [];
+    return { problems, line: { status: 'skipped', detail: 'unsigned' }, learned: { signature: { status: 'unsigned', signer: null, keyId: null } } };
+  }
+  const raw = tryJson(envFile);
+  const env = 'value' in raw ? parseEnvelope(raw.value) : `not JSON: ${raw.error}`;
+  if (typeof env === 'string') {
+    return { problems: [`${ENVELOPE_FILE} is not a DSSE envelope: ${env}`], line: { status: 'skipped', detail: 'bad' }, learned: { signature: { status: 'bad', signer: null, keyId: null } } };
+  }
+  const opened = openEnvelope(env, options.keys);
+  const problems = [...opened.problems];
+  let predicate: Record<string, unknown> | null = null;
+  if (opened.payload) {
+    const st = parseStatement(opened.payload);
+    if (typeof st === 'string') problems.push(`${ENVELOPE_FILE}: ${st}`);
+    else {
+      if (st.predicateType !== TEST_RESULT_PREDICATE) problems.push(`${ENVELOPE_FILE}: predicateType is ${JSON.stringify(st.predicateType)}, not ${TEST_RESULT_PREDICATE}`);
+      predicate = st.predicate;
+      problems.push(...subjectProblems(st.subject, sums));
+    }
+  }
+  const sig = opened.signature;
+  const detail = sig.status === 'verified' ? `signed by ${sig.signer} (keyid ${sig.keyId})` : sig.status === 'not checked' ? 'signature not checked (no --key); its subjects match the checksums' : 'bad';
+  return {
+    problems, line: { status: sig.status === 'verified' ? 'ok' : 'skipped', detail },
+    learned: { signature: sig, predicate, predicateVerified: sig.status === 'verified' },
+  };
+}
+
+/** The envelope's signature checked against the keys given (with none, only its payload type), and its payload when it can be read. */
+function openEnvelope(env: DsseEnvelope, keys: TrustedKey[]): { signature: PackageVerification['signature']; payload: Buffer | null; problems: string[] } {
+  const keyId = env.signatures[0]?.keyid || null;
+  if (keys.length) {
+    const r = verifyEnvelope(env, keys, INTOTO_PAYLOAD_TYPE);
+    return r.ok
+      ? { signature: { status: 'verified', signer: r.signer.name, keyId: r.signer.keyId }, payload: r.payload, problems: [] }
+      : { signature: { status: 'bad', signer: null, keyId }, payload: null, problems: [`${ENVELOPE_FILE}: ${r.reason}`] };
+  }
+  const problems = env.payloadType !== INTOTO_PAYLOAD_TYPE ? [`${ENVELOPE_FILE}: payloadType is ${JSON.stringify(env.payloadType)}, not ${INTOTO_PAYLOAD_TYPE}`] : [];
+  return { signature: { status: 'not checked', signer: null, keyId }, payload: Buffer.from(env.payload.replace(/-/g, '+').replace(/_/g, '/'), 'base64'), problems };
+}
+
+/** The subjects are exactly the checksummed files, with the same digests. */
+function subjectProblems(subject: ResourceDescriptor[], sums: Map<string, string>): string[] {
+  const problems: string[] = [];
+  const subjects = new Map<string, string>();
+  for (const s of subject) {
+    if (typeof s.name !== 'string' || typeof s.digest?.sha256 !== 'string') { problems.push(`${ENVELOPE_FILE}: a subject has no name or no sha256 digest`); continue; }
+    subjects.set(s.name, s.digest.sha256);
+  }
+  const notSigned = [...sums.keys()].filter((f) => !subjects.has(f));
+  const notListed = [...subjects.keys()].filter((f) => !sums.has(f));
+  const differ = [...sums.keys()].filter((f) => subjects.has(f) && subjects.get(f) !== sums.get(f));
+  const name = (fs: string[]) => (fs.length > 10 ? `${fs.slice(0, 10).join(', ')} and ${fs.length - 10} more` : fs.join(', '));
+  if (differ.length) problems.push(`${name(differ)}: the signed digest differs from the checksum (changed after signing)`);
+  if (notSigned.length) problems.push(`${name(notSigned)}: in ${CHECKSUM_FILE} but not signed (added after signing)`);
+  if (notListed.length) problems.push(`${name(notListed)}: signed but not in ${CHECKSUM_FILE} (removed after signing)`);
+  return problems;
+}
+
+/** 3. certification.json against schemas/certification.schema.json, ctrf.json (when checksummed) against CTRF's. */
+function schemas({ dir, sums }: Known): CheckResult {
+  const problems: string[] = [];
+  let report: CertificationReport | null = null;
+  const rawReport = existsSync(join(dir, PACKAGE_FILE)) ? tryJson(join(dir, PACKAGE_FILE)) : null;
+  if (!rawReport) problems.push(`${PACKAGE_FILE} is missing`);
+  else if ('error' in rawReport) problems.push(`${PACKAGE_FILE} is not JSON: ${rawReport.error}`);
+  else {
+    const validate = certificationValidator();
+    if (!validate(rawReport.value)) problems.push(`${PACKAGE_FILE} does not match schemas/certification.schema.json: ${errorLines(validate.errors, 3, rawReport.value).join('; ')}`);
+    const r = rawReport.value as Partial<CertificationReport>;
+    if (r && typeof r === 'object' && r.format === FORMAT && Array.isArray(r.cases) && r.fingerprint && r.outcome && r.counts && Array.isArray(r.runs) && r.identity) report = r as CertificationReport;
+    else problems.push(`${PACKAGE_FILE} is not a certification package`);
+  }
+  let ctrf: unknown = null;
+  if (sums.has(CTRF_FILE) && existsSync(join(dir, CTRF_FILE))) {
+    const raw = tryJson(join(dir, CTRF_FILE));
+    if ('error' in raw) problems.push(`${CTRF_FILE} is not JSON: ${raw.error}`);
+    else {
+      ctrf = raw.value;
+      const validate = ctrfValidator();
+      if (!validate(ctrf)) problems.push(`${CTRF_FILE} does not match the CTRF schema: ${errorLines(validate.errors, 3, ctrf).join('; ')}`);
+    }
+  }
+  return { problems, line: { status: 'ok', detail: `${PACKAGE_FILE}${ctrf ? ` and ${CTRF_FILE}` : ''}` }, learned: { report, ctrf } };
+}
+
+/** 4. Counts, verdicts in certification.json, the evidence and ctrf.json, the planned cases, the runs, the signed predicate (consistency.ts). */
+function consistency(k: Known): CheckResult {
+  const { dir, sums, report, ctrf, predicate } = k;
+  if (!report) return { problems: [], line: { status: 'skipped', detail: 'no readable certification.json' } };
+  const problems: string[] = [];
+  let manifest: RunManifest | null = null;
+  const rawManifest = sums.has(RUN_FILE) && existsSync(join(dir, RUN_FILE)) ? tryJson(join(dir, RUN_FILE)) : null;
+  if (rawManifest && 'value' in rawManifest) manifest = rawManifest.value as RunManifest;
+  const { records: evidence } = evidenceOf(k);
+  try {
+    problems.push(...consistencyProblems({ report, manifest, evidence, ctrf: ctrf as never, predicate }));
+  } catch (e) {
+    problems.push(`could not be checked: ${(e as Error).message}`);
+  }
+  return { problems, line: { status: 'ok', detail: `${plural(report.cases.length, 'case')}, ${plural(report.runs.length, 'run')}` } };
+}
+
+/** 5. Every case judged again from its evidence by this suite (src/replay); each whose recorded verdict differs named. */
+async function rejudged({ dir, options, report }: Known): Promise<CheckResult> {
+  const suite = report?.fingerprint.suite;
+  try {
+    const r = await (options.rejudge ?? rejudgePackage)(dir);
+    const problems = r.differing.map((c) => (c.divergence
+      ? `case ${c.id}: recorded ${c.recorded}, cannot be re-judged from its evidence (${c.divergence}${suite?.commit ? `; the package was made by suite ${suite.version} at ${suite.commit.slice(0, 12)}` : ''})`
+      : `case ${c.id}: recorded ${c.recorded}, but its evidence gives ${c.rejudged}${c.notes[0] ? ` (${c.notes[0].text.split('\n')[0]!.slice(0, 160)})` : ''}`));
+    return { problems, line: { status: 'ok', detail: `${plural(r.cases.length, 'case')} re-judged, ${r.differing.length} differ` } };
+  } catch (e) {
+    const first = (e as Error).message.split('\n')[0]!;
+    return { problems: [`the evidence could not be re-judged: ${first}`], line: { status: 'failed', detail: first } };
+  }
+}
+
+/** 6. With --sandbox-log: every answered exchange of the evidence is in the gateway's log (gateway-log.ts). */
+function gatewayLog(k: Known): CheckResult {
+  if (!k.options.gatewayLog) return { problems: [], line: { status: 'skipped', detail: 'no --sandbox-log' } };
+  const { exchanges } = evidenceOf(k);
+  const { matched, missing } = crossCheck(exchanges, k.options.gatewayLog);
+  return { problems: missing, line: { status: 'ok', detail: `${matched} of ${plural(exchanges.length, 'answered exchange')} found in the gateway log` } };
+}
+
+/**
+ * 7. The signed predicate's `validUntil`, or for a package without one its run's end plus the
+ * default validity. An expired package is valid but does not certify: no problem, a failed line.
+ */
+function expiry({ predicate, predicateVerified, report, options }: Known): CheckResult {
+  let validUntil: string | null = null;
+  let validFrom: PackageVerification['validFrom'] = null;
+  const until = typeof predicate?.validUntil === 'string' && Number.isFinite(Date.parse(predicate.validUntil)) ? predicate.validUntil : null;
+  if (until) { validUntil = until; validFrom = predicateVerified ? 'signed predicate' : 'unverified predicate'; }
+  else if (report) { validUntil = validUntilOf(report, DEFAULT_PACKAGE_VALID_DAYS); validFrom = 'run date + default'; }
+  if (!validUntil) return { problems: [], line: null };
+  const expired = Date.parse(validUntil) < (options.now ?? new Date()).getTime();
+  return { problems: [], line: { status: expired ? 'failed' : 'ok', detail: `${expired ? 'expired' : 'valid until'} ${validUntil} (${validFrom})` }, learned: { validUntil, validFrom, expired } };
+}
+
+/** The checksummed evidence files, the company its calls name, and its answered exchanges (for the gateway log). */
+interface EvidenceRead {
+  records: Map<string, EvidenceRecord | null>;
+  company: string | null;
+  exchanges: LoggedExchange[];
+}
+
+function evidenceOf(k: Known): EvidenceRead {
+  if (k.evidence) return k.evidence;
+  const { dir, sums } = k;
+  const records = new Map<string, EvidenceRecord | null>();
   for (const path of [...sums.keys()].filter((p) => p.startsWith('evidence/') && p.endsWith('.json'))) {
     const raw = existsSync(join(dir, path)) ? tryJson(join(dir, path)) : null;
-    evidence.set(path, raw && 'value' in raw && raw.value && typeof raw.value === 'object' ? raw.value as EvidenceRecord : null);
+    records.set(path, raw && 'value' in raw && raw.value && typeof raw.value === 'object' ? raw.value as EvidenceRecord : null);
   }
+  let company: string | null = null;
   const exchanges: LoggedExchange[] = [];
-  for (const [path, ev] of evidence) {
+  for (const [path, ev] of records) {
     for (const x of ev?.exchanges ?? []) {
-      if (!v.company) {
-        const k = Object.keys(x.request?.headers ?? {}).find((h) => h.toLowerCase() === 'companyid');
-        if (k) v.company = x.request.headers[k] ?? null;
+      if (!company) {
+        const h = Object.keys(x.request?.headers ?? {}).find((name) => name.toLowerCase() === 'companyid');
+        if (h) company = x.request.headers[h] ?? null;
       }
       if (x.response && typeof x.response.status === 'number' && x.request) {
         exchanges.push({ where: `${path}, exchange ${JSON.stringify(x.label)}`, method: x.request.method, url: x.request.url, headers: x.request.headers ?? {}, status: x.response.status, startedAt: x.startedAt });
       }
     }
   }
-
-  // 4. consistency
-  n = v.problems.length;
-  if (report) {
-    let manifest: RunManifest | null = null;
-    const rawManifest = sums.has('run.json') && existsSync(join(dir, 'run.json')) ? tryJson(join(dir, 'run.json')) : null;
-    if (rawManifest && 'value' in rawManifest) manifest = rawManifest.value as RunManifest;
-    try {
-      for (const t of consistencyProblems({ report, manifest, evidence, ctrf: ctrf as never, predicate })) problem('consistency', t);
-    } catch (e) {
-      problem('consistency', `could not be checked: ${(e as Error).message}`);
-    }
-    check('consistency', failedSince(n) ? 'failed' : 'ok', `${plural(report.cases.length, 'case')}, ${plural(report.runs.length, 'run')}`);
-  } else check('consistency', 'skipped', 'no readable certification.json');
-
-  // 5. re-judged from the evidence
-  n = v.problems.length;
-  try {
-    const rejudged = await (options.rejudge ?? rejudgePackage)(dir);
-    for (const c of rejudged.differing) {
-      problem('rejudge', c.divergence
-        ? `case ${c.id}: recorded ${c.recorded}, cannot be re-judged from its evidence (${c.divergence}${report && v.suiteCommit ? `; the package was made by suite ${v.suiteVersion} at ${v.suiteCommit.slice(0, 12)}` : ''})`
-        : `case ${c.id}: recorded ${c.recorded}, but its evidence gives ${c.rejudged}${c.notes[0] ? ` (${c.notes[0].text.split('\n')[0]!.slice(0, 160)})` : ''}`);
-    }
-    check('rejudge', failedSince(n) ? 'failed' : 'ok', `${plural(rejudged.cases.length, 'case')} re-judged, ${rejudged.differing.length} differ`);
-  } catch (e) {
-    problem('rejudge', `the evidence could not be re-judged: ${(e as Error).message.split('\n')[0]}`);
-    check('rejudge', 'failed', (e as Error).message.split('\n')[0]!);
-  }
-
-  // 6. the gateway's log
-  n = v.problems.length;
-  if (options.gatewayLog) {
-    const { matched, missing } = crossCheck(exchanges, options.gatewayLog);
-    for (const m of missing) problem('gateway-log', m);
-    check('gateway-log', failedSince(n) ? 'failed' : 'ok', `${matched} of ${plural(exchanges.length, 'answered exchange')} found in the gateway log`);
-  } else check('gateway-log', 'skipped', 'no --sandbox-log');
-
-  // 7. expiry: decided in conclude(), from the predicate or the run's date
-  const until = typeof predicate?.validUntil === 'string' && Number.isFinite(Date.parse(predicate.validUntil)) ? predicate.validUntil : null;
-  if (until) { v.validUntil = until; v.validFrom = predicateVerified ? 'signed predicate' : 'unverified predicate'; }
-  else if (report) { v.validUntil = validUntilOf(report, DEFAULT_PACKAGE_VALID_DAYS); v.validFrom = 'run date + default'; }
+  k.evidence = { records, company, exchanges };
+  return k.evidence;
 }
 
 const day = (iso: string | null) => (iso ? iso.slice(0, 10) : 'unknown');
 
-function conclude(v: PackageVerification, now: Date): PackageVerification {
-  v.expired = !!v.validUntil && Date.parse(v.validUntil) < now.getTime();
-  if (v.validUntil) v.checks.push({ name: 'expiry', status: v.expired ? 'failed' : 'ok', detail: `${v.expired ? 'expired' : 'valid until'} ${v.validUntil} (${v.validFrom})` });
+/** The result: INVALID with any problem; else whether it certifies, and if not why (its outcome, its expiry). */
+function conclude(v: PackageVerification): PackageVerification {
   v.valid = v.problems.length === 0;
   const reasons: string[] = [];
   if (v.valid) {

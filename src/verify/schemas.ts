@@ -3,14 +3,11 @@
  * schemas/certification.schema.json (JSON Schema 2020-12), ctrf.json against the CTRF schema
  * vendored in schemas/vendor/ctrf.schema.json (draft-07, so Ajv's draft-07 class, not Ajv2020).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import ajvFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { compileSchemaFile } from '../contract/ajv.js';
 import { SCHEMAS_DIR } from '../paths.js';
 
-const addFormats = ajvFormats.default;
 export const CTRF_SCHEMA_FILE = join(SCHEMAS_DIR, 'vendor', 'ctrf.schema.json');
 export const CERTIFICATION_SCHEMA_FILE = join(SCHEMAS_DIR, 'certification.schema.json');
 
@@ -18,19 +15,12 @@ let certification: ValidateFunction | undefined;
 let ctrf: ValidateFunction | undefined;
 
 export function certificationValidator(): ValidateFunction {
-  if (!certification) {
-    const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
-    certification = ajv.compile(JSON.parse(readFileSync(CERTIFICATION_SCHEMA_FILE, 'utf8')));
-  }
+  certification ??= compileSchemaFile(CERTIFICATION_SCHEMA_FILE, { strict: true });
   return certification;
 }
 
 export function ctrfValidator(): ValidateFunction {
-  if (!ctrf) {
-    const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true });
-    addFormats(ajv);
-    ctrf = ajv.compile(JSON.parse(readFileSync(CTRF_SCHEMA_FILE, 'utf8')));
-  }
+  ctrf ??= compileSchemaFile(CTRF_SCHEMA_FILE, { dialect: 'draft-07', strict: true, formats: true });
   return ctrf;
 }
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { compileSchemaFile } from '../contract/ajv.js';
 import { ConfigError } from '../contract/prefix.js';
 import { SCHEMAS_DIR } from '../paths.js';
 import type { Verdict } from './verdicts.js';
@@ -17,7 +17,7 @@ export function loadBaseline(env: NodeJS.ProcessEnv = process.env): Waiver[] {
   if (!file) return [];
   let data: unknown;
   try { data = JSON.parse(readFileSync(resolve(file), 'utf8')); } catch (e) { throw new ConfigError('SADAD_BASELINE', `${file} is not readable JSON: ${(e as Error).message}`); }
-  const validate = new Ajv2020({ allErrors: true }).compile(JSON.parse(readFileSync(join(SCHEMAS_DIR, 'baseline.schema.json'), 'utf8')));
+  const validate = compileSchemaFile(join(SCHEMAS_DIR, 'baseline.schema.json'));
   if (!validate(data)) throw new ConfigError('SADAD_BASELINE', `${file} does not match schemas/baseline.schema.json: ${validate.errors!.slice(0, 3).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`);
   const waivers = (data as { waivers: Waiver[] }).waivers;
   const dup = waivers.find((w, i) => waivers.findIndex((x) => x.case === w.case) !== i);

@@ -3,7 +3,7 @@
  * payments did to them, the SequenceNumbers of accepted payments, issued tokens, the scenario
  * magic values already fired, and the rate-limit counters. One interface, two implementations:
  * `memory.ts` (the default: one process, synchronous, the embedded mock's speed) and `redis.ts`
- * (MOCK_REDIS_URL: any number of replicas share one sandbox).
+ * (MOCK_REDIS_URL: any number of replicas share one sandbox); `open.ts` picks one from the options.
  *
  * A payment is a decision over the record it changes, applied atomically: the store reads the bill
  * (or fee subject) and whether the SequenceNumber was used, the rules decide in TypeScript, and the
@@ -76,6 +76,8 @@ export interface MockStore {
   limiterStore(kind: LimiterKind): FastifyRateLimitStoreCtor;
   /** Whether calls can be served now (memory: always). */
   ready(): Promise<boolean>;
+  /** Why calls could not be served, when the store knows (Redis: its last connection error), for /ready's answer. */
+  readonly notReadyReason: string | undefined;
   /** Releases connections; the store is not used afterwards. */
   close(): Promise<void>;
 }

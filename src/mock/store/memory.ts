@@ -74,5 +74,7 @@ export class MemoryStore implements MockStore {
     return true;
   }
 
+  readonly notReadyReason = undefined;
+
   async close(): Promise<void> {}
 }

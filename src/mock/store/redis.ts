@@ -401,6 +401,10 @@ export class RedisStore implements MockStore {
     return RedisLimiterStore as unknown as FastifyRateLimitStoreCtor;
   }
 
+  get notReadyReason(): string | undefined {
+    return this.lastError;
+  }
+
   async ready(): Promise<boolean> {
     if (this.redis.status !== 'ready' || this.tag === undefined) return false;
     try {
