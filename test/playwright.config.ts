@@ -2,24 +2,72 @@ import { defineConfig } from '@playwright/test';
 
 /**
  * The project's own tests (`npm test`); the conformance suite has its own config at the top level.
- * Most of them wait (on windows, child runs, timers) rather than compute: on 2 cores the default
- * (half the cores: 1 worker) ran them one by one in 443 s; 4 workers take about 200 s.
- * The tests that stop a run with a signal (kill, interrupt) run last, two at a time, with nothing
- * else beside them: under the other workers' load a case in flight met an ERROR as the run
- * stopped, and a SIGTERM let a run go on to its end (each seen once in CI).
+ * The projects, all run by `npm test`:
+ *
+ * - `unit` (`npm run test:unit`, the inner loop): the tests that run in the test process itself.
+ *   The rule: a unit test file starts no child process that runs the suite or the client judge (a
+ *   Playwright run, `npm run certify`, `certify-client`, `prove`), no gateway (nginx, HAProxy,
+ *   Squid), no redis-server, and no load run (the soak, the fuzz). Short helper processes are
+ *   allowed (the mock's own CLI, a node one-liner, bash around a fake npm or git). Every other test
+ *   file is end-to-end and listed in E2E below; test/projects.test.ts holds the list to the rule.
+ * - `e2e`: the tests with child runs, gateways, Redis and load, beside the unit tests. The ones that
+ *   only read a full clean package share one run (test/support/shared-run.ts: the first to ask makes
+ *   it); `shared-run-check`, the e2e project's teardown, fails if a test changed it.
+ * - `signals`: the tests that stop a run with a signal (kill, interrupt) run last, two at a time,
+ *   with nothing else beside them: under the other workers' load a case in flight met an ERROR as the
+ *   run stopped, and a SIGTERM let a run go on to its end (each seen once in CI).
+ *
+ * Most tests wait (on windows, child runs, timers) rather than compute: 4 workers on 2 cores
+ * (`TEST_WORKERS=N` to change it); the unit project alone (`--project unit`, `npm run test:unit`)
+ * 6, since a fifth of its time is waits on rate-limit windows with no child run beside them
+ * (test/mock/limiters.test.ts): 56 s instead of 61 s on the 2-core machine.
  */
-const SIGNALS = ['reporter/kill.test.ts', 'reporter/interrupt.test.ts'];
+export const SIGNALS = ['reporter/kill.test.ts', 'reporter/interrupt.test.ts'];
+export const E2E = [
+  'attest/keys.test.ts', 'attest/package.test.ts',
+  'ci/mock-job.test.ts',
+  'client/curl.test.ts',
+  'gateways/full-run.test.ts', 'gateways/limiters.test.ts', 'gateways/outages.test.ts',
+  'judge/certify-client.test.ts', 'judge/cli-args.test.ts',
+  'mock/companies-judge.test.ts', 'mock/fuzz.test.ts', 'mock/soak.test.ts',
+  'mock/redis-certify.test.ts', 'mock/redis-limiters.test.ts', 'mock/redis-outage.test.ts', 'mock/redis-replicas.test.ts',
+  'net/full-run.test.ts', 'net/material.test.ts', 'net/tls.test.ts',
+  'preflight/gateway-mtls.test.ts', 'preflight/preflight.test.ts',
+  'replay/rejudge.test.ts',
+  'reporter/certification.test.ts', 'reporter/dry-run.test.ts', 'reporter/har.test.ts', 'reporter/regression.test.ts',
+  'reporter/rerun.test.ts', 'reporter/resume-refusal.test.ts', 'reporter/smoke-availability.test.ts',
+  'suite/bad-targets.test.ts', 'suite/certify-against-mock.test.ts', 'suite/honest-verdicts.test.ts', 'suite/outage.test.ts',
+  'suite/secrets.test.ts', 'suite/transient.test.ts',
+  'verify/verify.test.ts',
+];
+
+/** `--project unit` (or `--project=unit`) and no other project: the unit tests alone. */
+const projectArgs = process.argv.flatMap((a, i, all) => (a === '--project' ? [all[i + 1] ?? ''] : a.startsWith('--project=') ? [a.slice('--project='.length)] : []));
+const unitOnly = projectArgs.length > 0 && projectArgs.every((p) => p === 'unit');
+
 export default defineConfig({
   testDir: '.',
   testMatch: '**/*.test.ts',
   outputDir: '../test-results/unit',
+  globalSetup: './global-setup.ts',
   fullyParallel: true,
-  workers: Number(process.env.TEST_WORKERS) || 4,
+  workers: Number(process.env.TEST_WORKERS) || (unitOnly ? 6 : 4),
   forbidOnly: !!process.env.CI,
   reporter: [['list'], ['json', { outputFile: '../test-results/unit-results.json' }]],
   timeout: 60_000,
+  // the tests that open a report page (`page`) do it in Debian Chromium (Playwright cannot download
+  // browsers here); set once for all, since a file's own test.use would give it workers of its own,
+  // started afresh and queued after every other file's tests
+  use: {
+    browserName: 'chromium',
+    launchOptions: { executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] },
+  },
   projects: [
-    { name: 'tests', testIgnore: SIGNALS },
-    { name: 'signals', testMatch: SIGNALS, dependencies: ['tests'], workers: 2 },
+    // e2e first: its long tests start first, the many short unit tests fill in around them
+    { name: 'e2e', testMatch: E2E, teardown: 'shared-run-check' },
+    { name: 'unit', testIgnore: [...E2E, ...SIGNALS] },
+    { name: 'shared-run-check', testMatch: 'shared-run.teardown.ts' },
+    // after e2e, and so after unit and the shared run too (earlier phases): last, with nothing beside them
+    { name: 'signals', testMatch: SIGNALS, dependencies: ['e2e'], workers: 2 },
   ],
 });

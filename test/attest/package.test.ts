@@ -1,5 +1,6 @@
 /**
- * A signed full run against the embedded mock (SADAD_PACKAGE_KEY): `certification.intoto.json` is a
+ * A signed full run against the embedded mock (SADAD_PACKAGE_KEY; the shared run,
+ * test/support/shared-run.ts, read here, edited only in copies): `certification.intoto.json` is a
  * DSSE envelope whose signature verifies with the public key alone; its Statement and predicate are
  * in-toto's Statement v1 and Test Result v0.1; its subjects are exactly the files of
  * certification.sha256 with their digests; the predicate says the run's result, cases, configuration
@@ -8,34 +9,33 @@
  * names the spec hash. An unsigned package has no envelope, and its zip none either.
  */
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { Ajv } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import { unzipSync } from 'fflate';
-import { keygen } from '../../src/cli/keygen.js';
 import { DATA_DIR, SCHEMAS_DIR } from '../../src/paths.js';
 import { writeZip } from '../../src/reporter/attestation.js';
 import type { CertificationReport } from '../../src/reporter/model.js';
 import { readManifest } from '../../src/reporter/journal.js';
 import { buildPackage, writePackage } from '../../src/reporter/package.js';
-import { LOADED_WINDOW, runSuite, type SuiteRun } from '../suite/run-suite.js';
+import { copyOfSharedRun, sharedRun, SHARED_VALID_DAYS, type SharedRun } from '../support/shared-run.js';
 
-test.describe.configure({ mode: 'default' });
+test.describe.configure({ mode: 'parallel' });
 
-const keys = mkdtempSync(join(tmpdir(), 'sadad-package-key-'));
-let run: SuiteRun;
+let run: SharedRun;
 let report: CertificationReport;
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const read = (f: string) => readFileSync(join(run.reportsDir, f));
 const listed = () => read('certification.sha256').toString().trim().split('\n').map((l) => { const [digest, file] = l.split('  '); return { digest: digest!, file: file! }; });
 
 test.beforeAll(async () => {
+  // the first test of the invocation to ask makes the shared run: time for a full run
   test.setTimeout(300_000);
-  expect(keygen(['--out', join(keys, 'company')]).code).toBe(0);
-  run = await runSuite({ ...LOADED_WINDOW, SADAD_PACKAGE_KEY: join(keys, 'company.key'), SADAD_PACKAGE_VALID_DAYS: '30' });
+  run = await sharedRun();
+  expect(run.env.SADAD_PACKAGE_KEY, 'the shared run is signed').toBe(run.privateKey);
+  expect(run.env.SADAD_PACKAGE_VALID_DAYS).toBe(String(SHARED_VALID_DAYS));
   expect(run.code, run.output.slice(-3000)).toBe(0);
   report = JSON.parse(read('certification.json').toString()) as CertificationReport;
 });
@@ -44,7 +44,7 @@ test('the envelope verifies with the public key alone, and holds an in-toto Stat
   const envelope = JSON.parse(read('certification.intoto.json').toString()) as { payload: string; payloadType: string; signatures: { keyid: string; sig: string }[] };
   expect(envelope.payloadType).toBe('application/vnd.in-toto+json');
   expect(envelope.signatures).toHaveLength(1);
-  const publicKey = createPublicKey(readFileSync(join(keys, 'company.pub')));
+  const publicKey = createPublicKey(readFileSync(run.publicKey));
   expect(envelope.signatures[0]!.keyid).toBe(sha(publicKey.export({ type: 'spki', format: 'der' })));
   // DSSE's PAE, written out here rather than taken from src/attest
   const body = Buffer.from(envelope.payload, 'base64');
@@ -74,7 +74,7 @@ test('the envelope verifies with the public key alone, and holds an in-toto Stat
   expect([...p.warnedTests].sort()).toEqual(ids('WARN'));
   expect(p.failedTests).toEqual([]);
   expect([...p.skippedTests].sort()).toEqual(ids('SKIPPED', 'NOT_APPLICABLE'));
-  expect(Date.parse(p.validUntil) - Date.parse(report.fingerprint.finishedAt)).toBe(30 * 86_400_000);
+  expect(Date.parse(p.validUntil) - Date.parse(report.fingerprint.finishedAt)).toBe(SHARED_VALID_DAYS * 86_400_000);
   // the configuration, as ResourceDescriptors with readable values
   const conf = new Map<string, { uri?: string; digest?: Record<string, string>; content?: string; annotations?: Record<string, unknown> }>(p.configuration.map((d: { name: string }) => [d.name, d]));
   const f = report.fingerprint;
@@ -104,8 +104,7 @@ test('the zip holds the whole package and is the same bytes when written again f
   expect([...names].sort()).toEqual([...listed().map((s) => s.file), 'certification.sha256', 'certification.intoto.json'].sort());
   for (const n of names) expect(sha(entries[n]!), n).toBe(sha(read(n)));
   // written twice, in another folder and later: byte-identical
-  const copy = join(mkdtempSync(join(tmpdir(), 'sadad-zip-')), 'reports');
-  cpSync(run.reportsDir, copy, { recursive: true });
+  const copy = copyOfSharedRun(run);
   const again = writeZip(copy);
   const third = writeZip(copy);
   expect(sha(again)).toBe(sha(zip));
@@ -142,8 +141,7 @@ test('ctrf.json validates against the CTRF schema, one test per case with its ve
 });
 
 test('an unsigned package has no envelope, in the folder or the zip', () => {
-  const copy = join(mkdtempSync(join(tmpdir(), 'sadad-unsigned-')), 'reports');
-  cpSync(run.reportsDir, copy, { recursive: true });
+  const copy = copyOfSharedRun(run);
   writePackage(copy, buildPackage(copy, readManifest(copy)!), null);
   expect(existsSync(join(copy, 'certification.intoto.json'))).toBe(false);
   expect(Object.keys(unzipSync(readFileSync(join(copy, 'certification.zip'))))).not.toContain('certification.intoto.json');

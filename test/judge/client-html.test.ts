@@ -20,10 +20,7 @@ import { REPORTS_DIR, SCHEMAS_DIR } from '../../src/paths.js';
 import { VERDICT_ORDER, type Verdict } from '../../src/vocabulary/verdicts.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-test.use({
-  browserName: 'chromium',
-  launchOptions: { executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] },
-});
+// the page fixture opens Debian Chromium: test/playwright.config.ts's `use` (one for every file, so that they share workers)
 
 // ajv-formats is CommonJS: under nodenext its callable export sits on `.default`.
 const addFormats = ajvFormats.default;

@@ -4,6 +4,11 @@
  * message naming the cause; its package does not certify and holds the preflight. Each stand-in
  * counts what reached it. The TLS stand-ins are the mock over HTTPS with a private CA the tests
  * generate (test/net/pki.ts).
+ *
+ * Two of them stop a real run end to end (`playwright test` of the suite in a child process: exit 2,
+ * the package, 453 NOT_RUN), one where nothing answers and one where the target refuses the calls;
+ * the other diagnoses are the same preflight run in this process, as `npm run doctor` runs it (the
+ * real limits, no pacer but the client's own), its stopped-run message the one a run prints.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,7 +16,12 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 import Fastify from 'fastify';
+import { registerSecret } from '../../src/client/redact.js';
+import { configFromEnv, secretValues } from '../../src/config/index.js';
+import { closeDispatcher } from '../../src/net/index.js';
+import { formatStopped, runPreflight, type PreflightReport } from '../../src/preflight/index.js';
 import { ROOT } from '../../src/paths.js';
+import { configuredClient } from '../../src/suite/runtime.js';
 import { runSuite } from '../suite/run-suite.js';
 import { mockTls, pki } from '../net/pki.js';
 import { startCountedMock, targetEnv, type CountedMock } from '../net/servers.js';
@@ -23,6 +33,7 @@ const REAL = { rateWindowSeconds: 60, rateLimits: { bill: 10, moi: 3 } };
 
 interface Stopped { code: number | null; output: string; durationMs: number; report: { outcome: { certifies: boolean; summary: string }; connection: { result: string; calls: Record<string, number>; findings: { severity: string; text: string; fix?: string }[] } | null; counts: { byVerdict: Record<string, number> } } }
 
+/** A run of the suite in a child process, end to end. */
 async function certify(env: Record<string, string>): Promise<Stopped> {
   const run = await runSuite(env);
   const file = join(run.reportsDir, 'certification.json');
@@ -45,6 +56,30 @@ function expectStopped(r: Stopped, cause: RegExp, fix: RegExp, calls: number) {
   expect(r.report.counts.byVerdict.PASS).toBe(0);
 }
 
+interface Diagnosed { report: PreflightReport; output: string }
+
+/** The preflight in this process, as `npm run doctor` runs it; `output`: what a run it stopped prints. */
+async function diagnose(env: Record<string, string>): Promise<Diagnosed> {
+  const config = configFromEnv(env);
+  for (const s of secretValues(config)) registerSecret(s);
+  try {
+    const report = await runPreflight({ config, client: await configuredClient(config), env: {} });
+    return { report, output: formatStopped(report, 'reports/certification.html') };
+  } finally {
+    await closeDispatcher(config.network);
+  }
+}
+
+/** What every diagnosis that stops a run must show: blocked within 30 s, at most 8 calls, the cause and the fix named. */
+function expectBlocked(d: Diagnosed, cause: RegExp, fix: RegExp, calls: number) {
+  expect(d.report.result, d.output).toBe('blocked');
+  expect(d.report.durationMs, 'decided within 30 s at the real limits').toBeLessThan(30_000);
+  expect(calls, 'at most 8 calls reached the target').toBeLessThanOrEqual(8);
+  expect(d.output).toMatch(cause);
+  expect(d.output).toMatch(fix);
+  expect(d.output).toContain('Stopped before the first case (exit 2)');
+}
+
 async function freePort(): Promise<number> {
   const s = createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
@@ -58,7 +93,7 @@ const withMock = async (options: Parameters<typeof startCountedMock>[0], body: (
   try { await body(mock); } finally { await mock.close(); }
 };
 
-test('a closed port: refused, naming the port in SADAD_BASE_URL; nothing sent', async () => {
+test('a closed port: refused, naming the port in SADAD_BASE_URL; nothing sent (a run, end to end)', async () => {
   const port = await freePort();
   const r = await certify({ SADAD_BASE_URL: `http://127.0.0.1:${port}`, SADAD_ACCESS_TOKEN: 'tok-0123456789', SADAD_COMPANY_ID: 'MYCOMPANY' });
   expectStopped(r, new RegExp(`connection refused by 127\\.0\\.0\\.1:${port}`), /check the host and port in SADAD_BASE_URL/, 0);
@@ -67,14 +102,14 @@ test('a closed port: refused, naming the port in SADAD_BASE_URL; nothing sent', 
 
 test('a wrong base path: 404 on every operation, the URLs tried listed', async () => {
   await withMock({}, async (mock) => {
-    const r = await certify({ ...targetEnv(mock), SADAD_BASE_URL: `${mock.url}/gateway/v2` });
-    expectStopped(r, /every operation path answered 404: the base URL or its path prefix is wrong/, /SADAD_BASE_URL/, mock.requests());
+    const r = await diagnose({ ...targetEnv(mock), SADAD_BASE_URL: `${mock.url}/gateway/v2` });
+    expectBlocked(r, /every operation path answered 404: the base URL or its path prefix is wrong/, /SADAD_BASE_URL/, mock.requests());
     expect(r.output).toContain(`${mock.url}/gateway/v2/api/payment/sadad/moi → HTTP 404`);
     expect(mock.requests()).toBe(4);
   });
 });
 
-test('a wrong token: the credentials refused, naming SADAD_ACCESS_TOKEN', async () => {
+test('a wrong token: the credentials refused, naming SADAD_ACCESS_TOKEN (a run, end to end)', async () => {
   await withMock({}, async (mock) => {
     const r = await certify({ ...targetEnv(mock), SADAD_ACCESS_TOKEN: 'expired-token-0123456789' });
     expectStopped(r, /refused the credentials on all 4 operations \(HTTP 401\)/, /SADAD_ACCESS_TOKEN was refused/, mock.requests());
@@ -90,8 +125,8 @@ test('an HTML page answering 200 (a login or proxy block page): content type and
   app.all('/*', async (_req, reply) => { calls++; return reply.code(200).type('text/html').send('<html><head><title>Corporate login</title></head><body>Sign in</body></html>'); });
   await app.listen({ host: '127.0.0.1', port: 0 });
   try {
-    const r = await certify({ SADAD_BASE_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, SADAD_ACCESS_TOKEN: 'tok-0123456789', SADAD_COMPANY_ID: 'MYCOMPANY' });
-    expectStopped(r, /answered HTTP 200 with text\/html[^,]*, not JSON: "<html><head><title>Corporate login/, /HTTPS_PROXY/, calls);
+    const r = await diagnose({ SADAD_BASE_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, SADAD_ACCESS_TOKEN: 'tok-0123456789', SADAD_COMPANY_ID: 'MYCOMPANY' });
+    expectBlocked(r, /answered HTTP 200 with text\/html[^,]*, not JSON: "<html><head><title>Corporate login/, /HTTPS_PROXY/, calls);
   } finally {
     await app.close();
   }
@@ -99,8 +134,8 @@ test('an HTML page answering 200 (a login or proxy block page): content type and
 
 test('a TLS server whose CA is not trusted: unknown CA, naming SADAD_CA_FILE; no request reached it', async () => {
   await withMock({ tls: mockTls(false) }, async (mock) => {
-    const r = await certify({ ...targetEnv(mock), SADAD_BASE_URL: mock.url.replace('127.0.0.1', 'localhost') });
-    expectStopped(r, /not signed by a CA this suite trusts/, /set SADAD_CA_FILE/, mock.requests());
+    const r = await diagnose({ ...targetEnv(mock), SADAD_BASE_URL: mock.url.replace('127.0.0.1', 'localhost') });
+    expectBlocked(r, /not signed by a CA this suite trusts/, /set SADAD_CA_FILE/, mock.requests());
     expect(mock.requests()).toBe(0);
   });
 });
@@ -108,8 +143,8 @@ test('a TLS server whose CA is not trusted: unknown CA, naming SADAD_CA_FILE; no
 test('an mTLS server given no client certificate: required, naming the variables', async () => {
   const p = pki();
   await withMock({ tls: mockTls(true) }, async (mock) => {
-    const r = await certify({ ...targetEnv(mock), SADAD_BASE_URL: mock.url.replace('127.0.0.1', 'localhost'), SADAD_CA_FILE: p.caCert });
-    expectStopped(r, /requires a client certificate \(mutual TLS\) and none is configured/, /SADAD_TLS_CERT and SADAD_TLS_KEY/, mock.requests());
+    const r = await diagnose({ ...targetEnv(mock), SADAD_BASE_URL: mock.url.replace('127.0.0.1', 'localhost'), SADAD_CA_FILE: p.caCert });
+    expectBlocked(r, /requires a client certificate \(mutual TLS\) and none is configured/, /SADAD_TLS_CERT and SADAD_TLS_KEY/, mock.requests());
     expect(mock.requests()).toBe(0);
   });
 });
@@ -117,8 +152,8 @@ test('an mTLS server given no client certificate: required, naming the variables
 test('an mTLS server given a certificate from another CA: refused', async () => {
   const p = pki();
   await withMock({ tls: mockTls(true) }, async (mock) => {
-    const r = await certify({ ...targetEnv(mock), SADAD_BASE_URL: mock.url.replace('127.0.0.1', 'localhost'), SADAD_CA_FILE: p.caCert, SADAD_TLS_CERT: p.otherClientCert, SADAD_TLS_KEY: p.otherClientKey });
-    expectStopped(r, /(refused the client certificate|did not accept the client certificate)/, /SADAD_TLS_CERT/, mock.requests());
+    const r = await diagnose({ ...targetEnv(mock), SADAD_BASE_URL: mock.url.replace('127.0.0.1', 'localhost'), SADAD_CA_FILE: p.caCert, SADAD_TLS_CERT: p.otherClientCert, SADAD_TLS_KEY: p.otherClientKey });
+    expectBlocked(r, /(refused the client certificate|did not accept the client certificate)/, /SADAD_TLS_CERT/, mock.requests());
     expect(mock.requests()).toBe(0);
   });
 });

@@ -19,10 +19,7 @@ import { certify, filesUnder, recordingMock, type CertifyRun, type RecordingMock
 
 const CHROMIUM = '/usr/bin/chromium';
 test.describe.configure({ mode: 'default' });
-test.use({
-  browserName: 'chromium',
-  launchOptions: { executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] },
-});
+// the page fixture opens Debian Chromium: test/playwright.config.ts's `use` (one for every file, so that they share workers)
 
 const token = `tok-${randomBytes(12).toString('hex')}`;
 const clientSecret = `cs-${randomBytes(12).toString('hex')}`;

@@ -13,13 +13,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { SCHEMAS_DIR } from '../../src/paths.js';
 import type { CertificationReport } from '../../src/reporter/model.js';
 import { certify } from './helpers.js';
+import { sharedRun, SHARED_SEED, SHARED_TARGET } from '../support/shared-run.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-test.describe.configure({ mode: 'default', timeout: 300_000 });
-test.use({
-  browserName: 'chromium',
-  launchOptions: { executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] },
-});
+test.describe.configure({ mode: 'parallel', timeout: 300_000 });
+// the page fixture opens Debian Chromium: test/playwright.config.ts's `use` (one for every file, so that they share workers)
 
 const FAST = { MOCK_RATE_LIMIT_BILL: '60', MOCK_RATE_LIMIT_MOI: '60', SADAD_SEED: '20261123' };
 const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as CertificationReport;
@@ -84,25 +81,35 @@ test('enquiries whose success reads as failure: FAIL where acceptance is the rul
 });
 
 test('two runs of the same code compare as no change, same seed or not; in-band rejections are one behaviour change per operation; SADAD_FAIL_ON decides by kind', async ({ page }) => {
-  // full runs at the embedded mock's own limits: noise (timings, generated references, the embedded
-  // mock's port, seeded amounts) can hide in any case, so every case is compared; each takes about 13 s
-  // (at 60 calls per 50 ms window the rate-limit bursts cannot be sent together on a loaded machine)
-  const base = await certify({ SADAD_SEED: '11' });
+  // full runs: noise (timings, generated references, the embedded mock's port, seeded amounts) can
+  // hide in any case, so every case is compared. The previous run is the shared run (the embedded
+  // mock as it comes, the real limits in a loaded window, seed SHARED_SEED: test/support/shared-run.ts;
+  // its package key and gateway log are no part of a run's identity); each run here repeats its target
+  const base = await sharedRun();
   expect(base.code, base.output.slice(-1500)).toBe(0);
   const previous = join(base.reportsDir, 'certification.json');
   const baseReport = readReport(base.reportsDir);
   expect(baseReport.cases.every((c) => c.verdict === 'NOT_APPLICABLE' || c.verdict === 'SKIPPED' || (c.facts && Object.keys(c.facts).length > 0)), 'every case that ran records stable facts').toBe(true);
 
-  for (const seed of ['11', '22']) {
-    const again = await certify({ SADAD_SEED: seed, SADAD_FAIL_ON: 'any' }, ['--compare', previous]);
-    const r = readReport(again.reportsDir);
-    expect(r.changes!.byKind, `seed ${seed}: ${again.output.slice(-2500)}`).toEqual({ verdict: 0, behaviour: 0, availability: 0, fingerprint: 0 });
-    expect(again.code, 'SADAD_FAIL_ON=any: nothing changed, so the run passes').toBe(0);
-    expect(again.output).toMatch(/Changes since .*: none/);
+  const target = { ...SHARED_TARGET };
+  // a defect, narrowed: a verdict newly failing (below)
+  const narrowed = { ...FAST, SADAD_CASES: 'moi-payment.res.*' };
+  // the runs do not depend on each other: side by side
+  const again = (seed: string) => certify({ ...target, SADAD_SEED: seed, SADAD_FAIL_ON: 'any' }, ['--compare', previous]);
+  const [sameSeed, otherSeed, after, [, broken]] = await Promise.all([
+    again(SHARED_SEED), again('22'),
+    // the sandbox turns to in-band rejections (HTTP 200 with a failing status): every case stays PASS
+    certify({ ...target, SADAD_SEED: '22', MOCK_ERRORS: 'in-band', SADAD_FAIL_ON: 'fail' }, ['--compare', previous]),
+    certify(narrowed).then(async (nb) => [nb, await certify({ ...narrowed, MOCK_DEFECTS: 'message-type-wrong', SADAD_FAIL_ON: 'verdict' }, ['--compare', join(nb.reportsDir, 'certification.json')])] as const),
+  ] as const);
+  for (const [seed, run] of [[SHARED_SEED, sameSeed], ['22', otherSeed]] as const) {
+    const r = readReport(run.reportsDir);
+    expect(r.changes!.byKind, `seed ${seed}: ${run.output.slice(-2500)}`).toEqual({ verdict: 0, behaviour: 0, availability: 0, fingerprint: 0 });
+    expect(run.code, 'SADAD_FAIL_ON=any: nothing changed, so the run passes').toBe(0);
+    expect(run.output).toMatch(/Changes since .*: none/);
   }
 
-  // the sandbox turns to in-band rejections (HTTP 200 with a failing status): every case stays PASS
-  const after = await certify({ SADAD_SEED: '22', MOCK_ERRORS: 'in-band', SADAD_FAIL_ON: 'fail' }, ['--compare', previous]);
+  // in-band rejections
   const r = readReport(after.reportsDir);
   expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
   expect(after.code, `no FAIL, and FAIL_ON=fail looks at verdicts only: ${after.output.slice(-1500)}`).toBe(0);
@@ -134,9 +141,6 @@ test('two runs of the same code compare as no change, same seed or not; in-band 
   await expect(page.locator('#changes [data-kind="fingerprint"]')).toContainText('embedded mock');
 
   // a defect: a verdict newly failing, and FAIL_ON=fail already fails the run
-  const narrowed = { ...FAST, SADAD_CASES: 'moi-payment.res.*' };
-  const narrowedBase = await certify(narrowed);
-  const broken = await certify({ ...narrowed, MOCK_DEFECTS: 'message-type-wrong', SADAD_FAIL_ON: 'verdict' }, ['--compare', join(narrowedBase.reportsDir, 'certification.json')]);
   expect(broken.code).toBe(1);
   const rb = readReport(broken.reportsDir);
   // MessageType is a constant of the schema too: both rules catch it

@@ -15,10 +15,7 @@ import { certify, recordingMock, type CertifyRun } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 test.describe.configure({ mode: 'serial' });
-test.use({
-  browserName: 'chromium',
-  launchOptions: { executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] },
-});
+// the page fixture opens Debian Chromium: test/playwright.config.ts's `use` (one for every file, so that they share workers)
 
 const FAILING = 'bill-enquiry.rate.limit';
 const CASES = `${FAILING},bill-enquiry.res.*,bill-enquiry.hdr.Authorization.*`;

@@ -112,8 +112,11 @@ test('retries exhausted: ERROR naming the fault and the attempts, never FAIL', a
     // one case a run, with one retry: two failures in a row, below the three that make the run probe for
     // an outage (a target that answers 503 to everything is down: test/suite/outage.test.ts)
     // the oversized body may be accepted: a gateway's 503 on every attempt is still no answer to it, never "answered HTTP 503"
-    for (const id of ['bill-enquiry.req.BillerId.missing', 'moi-payment.flow.pay', 'moi-enquiry.robust.oversized-body']) {
-      const run = await suiteAgainst(mock, { SADAD_CASES: id, SADAD_RETRIES: '1' });
+    // (the three runs side by side: each its own run, against the same mock that refuses everything)
+    const ids = ['bill-enquiry.req.BillerId.missing', 'moi-payment.flow.pay', 'moi-enquiry.robust.oversized-body'];
+    const runs = await Promise.all(ids.map((id) => suiteAgainst(mock, { SADAD_CASES: id, SADAD_RETRIES: '1' })));
+    for (const [i, id] of ids.entries()) {
+      const run = runs[i]!;
       const result = evidence(run).find((r) => r.id === id);
       expect(result?.verdict, id).toBe('ERROR');
       expect(result?.notes.map((n) => n.text).join(' | ')).toContain('transient: HTTP 503 on 2 attempts');

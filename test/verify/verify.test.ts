@@ -1,6 +1,7 @@
 /**
  * `npm run verify-package`, the bank's check, against one genuine signed run of the embedded mock
- * (its gateway log written by the mock, MOCK_ACCESS_LOG) and forgeries made from copies of it:
+ * (its gateway log written by the mock, MOCK_ACCESS_LOG; the shared run, test/support/shared-run.ts,
+ * signed for SHARED_VALID_DAYS) and forgeries made from copies of it:
  *
  * - the genuine package and its zip: VALID, CERTIFIES, with the key and the gateway log, and the
  *   check sends nothing (a proxy and a server on the run's target port count no connection);
@@ -15,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { zipSync } from 'fflate';
 import { readPrivateKey } from '../../src/attest/keys.js';
@@ -29,28 +30,29 @@ import { buildPackage, writePackage, type PackageSigning } from '../../src/repor
 import { readGatewayLog, type GatewayEntry } from '../../src/verify/gateway-log.js';
 import { loadTrustedKeys, resultLine, verifyPackage, type PackageVerification } from '../../src/verify/index.js';
 import type { TrustedKey } from '../../src/attest/dsse.js';
-import { LOADED_WINDOW, runSuite, type SuiteRun } from '../suite/run-suite.js';
+import { copyOfSharedRun, sharedRun, SHARED_VALID_DAYS, type SharedRun } from '../support/shared-run.js';
 
-test.describe.configure({ mode: 'default' });
+test.describe.configure({ mode: 'parallel' });
 
 const work = mkdtempSync(join(tmpdir(), 'sadad-verify-test-'));
-const LOG = join(work, 'gateway.jsonl');
 /** A case the embedded mock (sample style) makes WARN: the forger would rather it said PASS. */
 const WARNED = 'bill-enquiry.res.schema';
 /** A case whose answer is a rejection: another 4xx keeps its verdict. */
 const REJECTED = 'bill-enquiry.hdr.CompanyId.missing';
 
-let run: SuiteRun;
+let run: SharedRun;
+let LOG: string;
+/** The company's public and private key, and the folder that holds them. */
+let companyPub: string;
+let companyKey: string;
+/** The folder of another company's key pair (other.key, other.pub). */
+let otherKeys: string;
 let genuine: string;
 let company: TrustedKey[];
 let companySigning: PackageSigning;
 let gatewayLog: GatewayEntry[];
 
-const copy = () => {
-  const to = join(mkdtempSync(join(work, 'forgery-')), 'reports');
-  cpSync(genuine, to, { recursive: true, preserveTimestamps: true });
-  return to;
-};
+const copy = () => copyOfSharedRun(run, { preserveTimestamps: true });
 const evidencePath = (dir: string, id: string) => join(dir, 'evidence', `${id}.json`);
 function editEvidence(dir: string, id: string, edit: (e: any) => void): void {
   const e = JSON.parse(readFileSync(evidencePath(dir, id), 'utf8'));
@@ -65,14 +67,21 @@ const checksOf = (v: PackageVerification) => [...new Set(v.problems.map((p) => p
 const show = (v: PackageVerification) => `${resultLine(v)}\n${v.problems.map((p) => `  ${p.check}: ${p.text}`).join('\n')}`;
 
 test.beforeAll(async () => {
+  // the first test of the invocation to ask makes the shared run: time for a full run
   test.setTimeout(300_000);
-  expect(keygen(['--out', join(work, 'keys', 'company')]).code).toBe(0);
-  expect(keygen(['--out', join(work, 'other', 'other')]).code).toBe(0);
-  run = await runSuite({ ...LOADED_WINDOW, SADAD_PACKAGE_KEY: join(work, 'keys', 'company.key'), MOCK_ACCESS_LOG: LOG });
+  // another company's key pair (a folder of its own: in parallel mode a worker may run this hook more than once)
+  otherKeys = mkdtempSync(join(work, 'other-'));
+  expect(keygen(['--out', join(otherKeys, 'other')]).code).toBe(0);
+  run = await sharedRun();
   expect(run.code, run.output.slice(-3000)).toBe(0);
+  expect(run.env.SADAD_PACKAGE_KEY, 'the shared run is signed').toBe(run.privateKey);
+  LOG = run.accessLog;
+  expect(run.env.MOCK_ACCESS_LOG).toBe(LOG);
+  companyPub = run.publicKey;
+  companyKey = run.privateKey;
   genuine = run.reportsDir;
-  company = loadTrustedKeys([join(work, 'keys', 'company.pub')]);
-  companySigning = { key: readPrivateKey(join(work, 'keys', 'company.key')), validDays: 90 };
+  company = loadTrustedKeys([companyPub]);
+  companySigning = { key: readPrivateKey(companyKey), validDays: 90 };
   expect(existsSync(LOG), 'the mock wrote its gateway log (MOCK_ACCESS_LOG)').toBe(true);
   gatewayLog = readGatewayLog(LOG);
 });
@@ -124,10 +133,10 @@ test('the genuine package and its zip are VALID, CERTIFIES with the key and the 
   const csv = join(work, 'intake.csv');
   try {
     const zip = join(genuine, 'certification.zip');
-    const r = await verifyCli([genuine, zip, '--key', join(work, 'keys', 'company.pub'), '--sandbox-log', LOG, '--csv', csv], `http://127.0.0.1:${proxy!.port}`);
+    const r = await verifyCli([genuine, zip, '--key', companyPub, '--sandbox-log', LOG, '--csv', csv], `http://127.0.0.1:${proxy!.port}`);
     expect(r.code, r.output).toBe(0);
     const lines = r.output.trim().split('\n');
-    expect(lines[0]).toBe(`${genuine}: VALID, CERTIFIES; signed by company.pub; valid until ${new Date(Date.parse(report.fingerprint.finishedAt) + 90 * 86_400_000).toISOString().slice(0, 10)}`);
+    expect(lines[0]).toBe(`${genuine}: VALID, CERTIFIES; signed by company.pub; valid until ${new Date(Date.parse(report.fingerprint.finishedAt) + SHARED_VALID_DAYS * 86_400_000).toISOString().slice(0, 10)}`);
     expect(lines[1]).toMatch(new RegExp(`^${zip.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: VALID, CERTIFIES; signed by company.pub`));
     expect(lines[2]).toBe('2 packages: 2 valid (2 certify), 0 invalid; ' + csv);
     expect(proxy!.connections(), 'connections to the proxy').toBe(0);
@@ -276,8 +285,8 @@ test('a file that breaks its schema: the problem names the case, not only its JS
 test('a signature by another key: found by the signature, whatever the content', async () => {
   const dir = copy();
   const report = JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as CertificationReport;
-  writeAttestation(dir, report, readPrivateKey(join(work, 'other', 'other.key')), 90);
-  const other = loadTrustedKeys([join(work, 'other', 'other.pub')]);
+  writeAttestation(dir, report, readPrivateKey(join(otherKeys, 'other.key')), 90);
+  const other = loadTrustedKeys([join(otherKeys, 'other.pub')]);
   const v = await verifyWith(dir, { keys: company });
   expect(v.valid).toBe(false);
   expect(v.signature.status).toBe('bad');
@@ -285,14 +294,15 @@ test('a signature by another key: found by the signature, whatever the content',
     `signature: certification.intoto.json: it was signed by key ${other[0]!.keyId}, which is none of the keys given (company.pub ${company[0]!.keyId.slice(0, 16)}…)`,
   ]);
   // a folder of registered keys finds the signer among them
-  const v2 = await verifyWith(dir, { keys: loadTrustedKeys([join(work, 'keys'), join(work, 'other')]) });
+  const v2 = await verifyWith(dir, { keys: loadTrustedKeys([dirname(companyPub), otherKeys]) });
   expect(v2.valid, show(v2)).toBe(true);
   expect(v2.signature.signer).toBe('other.pub');
 });
 
 test('an expired package is VALID but DOES NOT CERTIFY; an unsigned one expires after its run plus the default', async () => {
   const report = JSON.parse(readFileSync(join(genuine, 'certification.json'), 'utf8')) as CertificationReport;
-  const until = Date.parse(report.fingerprint.finishedAt) + 90 * 86_400_000;
+  // signed for SHARED_VALID_DAYS (SADAD_PACKAGE_VALID_DAYS): the signed predicate's date, not the default 90 days
+  const until = Date.parse(report.fingerprint.finishedAt) + SHARED_VALID_DAYS * 86_400_000;
   const later = new Date(until + 86_400_000);
   const v = await verifyWith(genuine, { keys: company, now: later });
   expect(v.valid).toBe(true);
@@ -303,10 +313,13 @@ test('an expired package is VALID but DOES NOT CERTIFY; an unsigned one expires 
   const long = copy();
   writeAttestation(long, report, companySigning.key, 400);
   expect((await verifyWith(long, { keys: company, now: later })).result).toBe('VALID, CERTIFIES');
-  // unsigned: the run's end plus 90 days
+  // unsigned: the run's end plus 90 days (the same package, unsigned, still certifies a day after its signed date ran out)
   const unsigned = copy();
   rewrite(unsigned, null);
-  const u = await verifyWith(unsigned, { now: later });
+  expect(SHARED_VALID_DAYS).toBeLessThan(90);
+  expect((await verifyWith(unsigned, { now: later })).result).toBe('VALID, CERTIFIES');
+  const byDefault = Date.parse(report.fingerprint.finishedAt) + 90 * 86_400_000;
+  const u = await verifyWith(unsigned, { now: new Date(byDefault + 86_400_000) });
   expect(u.signature.status).toBe('unsigned');
   expect(u.validFrom).toBe('run date + default');
   expect(u.result).toMatch(/^VALID, DOES NOT CERTIFY \(expired on /);
@@ -328,7 +341,7 @@ test('the command: exit 1 when a package is INVALID, 2 when a key cannot be read
   expect(rows[2]![header.indexOf('file')]).toBe(forged);
   expect(rows[2]![header.indexOf('result')]).toBe('INVALID');
   expect(rows[2]![header.indexOf('first_problem')]).toMatch(/^checksums: evidence\/bill-enquiry\.hdr\.Extra\.missing\.json is in the package/);
-  const bad = await verifyCli([genuine, '--key', join(work, 'keys', 'company.key')], 'http://127.0.0.1:9');
+  const bad = await verifyCli([genuine, '--key', companyKey], 'http://127.0.0.1:9');
   expect(bad.code).toBe(2);
   expect(bad.output).toMatch(/--key: .*is a private key/);
   expect(bad.output).toContain('Nothing was checked');
