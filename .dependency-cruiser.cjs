@@ -16,10 +16,12 @@ const FLOORS = [
   ['contract'],
   // what is built from the contract alone: request values, the network's settings, signing
   ['generators', 'net', 'attest'],
-  // the settings, read once
+  // the run's vocabulary: verdicts, selection, profile, plan, baseline, payment guard, what fails a run
+  ['vocabulary'],
+  // the settings, read once (in the words of the vocabulary below them)
   ['config'],
-  // the rate budgets; the run's vocabulary (verdicts, selection, profile, plan, baseline, payment guard)
-  ['pacer', 'vocabulary'],
+  // the rate budgets
+  ['pacer'],
   // the HTTP client of the target: tokens, signatures, masking, transient faults; the evidence
   // record a case leaves, its one writer and reader, and how a verdict reads as a test status
   ['client', 'evidence'],

@@ -1,5 +1,6 @@
 // Required headers missing or malformed, bad token, signature, clientid/clientsecret (observed).
 import { asTest, interleave, test } from '../src/suite/case.js';
-import { CASE_GROUPS } from '../src/suite/cases.js';
+import { processSettingsOrError } from '../src/config/settings.js';
+import { specCases } from '../src/suite/cases.js';
 
-for (const c of interleave(CASE_GROUPS['headers']())) test(...asTest(c));
+for (const c of interleave(specCases(processSettingsOrError(), 'headers'))) test(...asTest(c));

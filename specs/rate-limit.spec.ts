@@ -1,5 +1,6 @@
 // Per-operation rate limits: limit accepted, next rejected, reset after the window (the payment operations' in bursts.spec.ts).
 import { asTest, interleave, test } from '../src/suite/case.js';
-import { CASE_GROUPS } from '../src/suite/cases.js';
+import { processSettingsOrError } from '../src/config/settings.js';
+import { specCases } from '../src/suite/cases.js';
 
-for (const c of interleave(CASE_GROUPS['rate-limit']())) test(...asTest(c));
+for (const c of interleave(specCases(processSettingsOrError(), 'rate-limit'))) test(...asTest(c));

@@ -8,5 +8,5 @@ export const DATA_DIR = join(ROOT, 'data');
 export const REPORTS_DIR = join(ROOT, 'reports');
 
 /** Where a suite run writes its reports and Playwright's own output (overridable for the project's tests). */
-export const reportsDir = (env: NodeJS.ProcessEnv = process.env) => resolve(ROOT, env.SADAD_REPORTS_DIR || 'reports');
-export const resultsDir = (env: NodeJS.ProcessEnv = process.env) => resolve(ROOT, env.SADAD_RESULTS_DIR || 'test-results/certify');
+export const reportsDir = (env: Readonly<Record<string, string | undefined>>) => resolve(ROOT, env.SADAD_REPORTS_DIR || 'reports');
+export const resultsDir = (env: Readonly<Record<string, string | undefined>>) => resolve(ROOT, env.SADAD_RESULTS_DIR || 'test-results/certify');

@@ -157,15 +157,15 @@ export async function main(argv: string[]): Promise<number> {
   let mockOptions;
   let network: NetworkConfig | undefined;
   try {
-    loadEnvFile();
+    loadEnvFile(process.env);
     args = parseCertifyClientArgs(argv);
     if (args.help) { console.log(HELP); return 0; }
     // the sandbox behind the proxy is reached like the suite reaches it: read (and checked) before anything listens
     if (args.upstream) {
-      network = networkFromEnv();
+      network = networkFromEnv(process.env);
       for (const s of [...network.secrets, process.env.SADAD_TLS_PASSPHRASE]) registerSecret(s);
     }
-    mockOptions = mockOptionsFromEnv();
+    mockOptions = mockOptionsFromEnv(process.env);
     if (args.window !== undefined) mockOptions.rateWindowSeconds = args.window;
     if (args.port !== undefined) mockOptions.port = args.port;
     if (args.lateAnswerMs !== undefined) mockOptions.lateAnswerMs = args.lateAnswerMs;
@@ -210,7 +210,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (session.companies.length) return finishByCompany(session, client);
   const report = await session.finish(client);
-  const dir = reportsDir();
+  const dir = reportsDir(process.env);
   writeClientPackage(dir, report);
   const c = report.counts.bySide.client;
   console.log(`client cases: ${report.counts.bySide.client.PASS} PASS, ${c.FAIL} FAIL, ${c.WARN} WARN, ${c.NOT_RUN} NOT_RUN, ${c.NOT_APPLICABLE} NOT_APPLICABLE; scenarios reached ${report.scenarios.filter((s) => s.reached).length}/${report.scenarios.length}`);
@@ -235,7 +235,7 @@ async function finishByCompany(session: JudgeSession, client: ClientRun): Promis
   const results = await session.finishByCompany(client);
   let all = true;
   for (const { companyId, report, calls } of results) {
-    const dir = join(reportsDir(), 'clients', fileSafe(companyId));
+    const dir = join(reportsDir(process.env), 'clients', fileSafe(companyId));
     writeClientPackage(dir, report);
     const c = report.counts.bySide.client;
     console.log(`${companyId}: ${calls} calls; client cases ${c.PASS} PASS, ${c.FAIL} FAIL, ${c.WARN} WARN, ${c.NOT_RUN} NOT_RUN; ${report.outcome.summary}`);

@@ -27,10 +27,13 @@ import { pathToFileURL } from 'node:url';
 import { ConfigError, loadEnvFile } from '../config/index.js';
 import { ROOT, reportsDir } from '../paths.js';
 import { JournalError } from '../reporter/journal.js';
-import { readPackage, rebuildPackage } from '../reporter/package.js';
+import { readPackage, rebuildPackage, registerSecrets } from '../reporter/package.js';
 import { prepareResume } from '../reporter/resume.js';
 import { writeRejudgedPackage } from '../replay/package.js';
-import { changeFails, failOnFrom, loadComparison } from '../reporter/compare.js';
+import { changeFails, loadComparison } from '../reporter/compare.js';
+import { oneOf } from '../config/env-values.js';
+import { configuredSecrets, readSettingsOrError, SETTINGS_ENV } from '../config/settings.js';
+import { FAIL_ON_VALUES, type FailOn } from '../vocabulary/fail-on.js';
 import { VERDICT_ORDER } from '../vocabulary/verdicts.js';
 import type { CertificationReport } from '../reporter/model.js';
 
@@ -108,9 +111,12 @@ export function playwrightArgs(args: string[], env: NodeJS.ProcessEnv): { args: 
 }
 
 /** Exit code of a package: 0 when nothing in it fails the run (no unwaived FAIL or ERROR, nothing NOT_RUN), else 1. */
-export function packageExitCode(report: CertificationReport): number {
-  return report.outcome.unexpected.length || report.outcome.notRun.length || changeFails(report).length ? 1 : 0;
+export function packageExitCode(report: CertificationReport, failOn: FailOn): number {
+  return report.outcome.unexpected.length || report.outcome.notRun.length || changeFails(report, failOn).length ? 1 : 0;
 }
+
+/** SADAD_FAIL_ON as these variables say (checked before anything else: a wrong value stopped the command). */
+const failOnOf = (env: NodeJS.ProcessEnv): FailOn => oneOf(env, 'SADAD_FAIL_ON', FAIL_ON_VALUES, 'fail');
 
 function summary(report: CertificationReport, dir: string): string {
   const v = report.counts.byVerdict;
@@ -128,7 +134,9 @@ function effectiveEnv(): NodeJS.ProcessEnv {
 
 function runPlaywright(args: string[], env: NodeJS.ProcessEnv, done: (code: number) => void): void {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
-  const child = spawn(process.execPath, [cli, ...args], { stdio: 'inherit', env });
+  // a run publishes its own settings (config/settings.ts): none of a run this one may have been started from
+  const { [SETTINGS_ENV]: _published, ...own } = env;
+  const child = spawn(process.execPath, [cli, ...args], { stdio: 'inherit', env: own });
   // Ctrl-C reaches Playwright through the terminal (a second SIGINT would make it skip its teardown),
   // so this process only waits. SIGTERM sent to this process alone is passed on once: the
   // certification reporter turns it into Playwright's graceful stop, and ignores repeats
@@ -153,7 +161,8 @@ function rejudgeMain(from: string, out: string | null): void {
   }
   Object.assign(process.env, env);
   const dir = out ?? reportsDir(env);
-  writeRejudgedPackage(from, dir).then(({ report, rejudgement }) => {
+  registerSecrets(configuredSecrets(env));
+  writeRejudgedPackage(from, dir, readSettingsOrError(env)).then(({ report, rejudgement }) => {
     const diverged = rejudgement.differing.filter((c) => c.divergence);
     const changed = rejudgement.differing.filter((c) => !c.divergence);
     console.log(`Re-judged ${rejudgement.cases.length} cases of ${from} from their evidence with this suite; nothing was sent.`);
@@ -163,7 +172,7 @@ function rejudgeMain(from: string, out: string | null): void {
     if (diverged.length > 20) console.log(`  ... and ${diverged.length - 20} more that need a new run`);
     if (changed.length || diverged.length) console.log(`  ${changed.length} verdict${changed.length === 1 ? '' : 's'} changed, ${diverged.length} case${diverged.length === 1 ? '' : 's'} need${diverged.length === 1 ? 's' : ''} a new run (\`npm run certify -- --resume\` on the new package runs them)`);
     console.log(summary(report, dir));
-    process.exit(packageExitCode(report));
+    process.exit(packageExitCode(report, failOnOf(env)));
   }, (e: unknown) => {
     if (!(e instanceof JournalError)) throw e;
     console.error(`certify --rejudge: ${e.message}`);
@@ -179,8 +188,8 @@ function main(): void {
   }
   if (compare.file) process.env.SADAD_COMPARE = compare.file;
   try {
-    loadComparison();
-    failOnFrom();
+    loadComparison(process.env.SADAD_COMPARE);
+    failOnOf(process.env);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     console.error(`\nConfiguration error: ${e.message}\nNothing was sent.\n`);
@@ -210,9 +219,10 @@ function main(): void {
   if (command.mode === 'report') {
     try {
       Object.assign(process.env, env);
-      const report = rebuildPackage(dir);
+      registerSecrets(configuredSecrets(env));
+      const report = rebuildPackage(dir, readSettingsOrError(env));
       console.log(`Rebuilt from ${join(dir, 'run.json')} and ${join(dir, 'evidence')}; nothing was sent.\n${summary(report, dir)}`);
-      process.exit(packageExitCode(report));
+      process.exit(packageExitCode(report, failOnOf(env)));
     } catch (e) {
       if (!(e instanceof JournalError)) throw e;
       console.error(`certify --report: ${e.message}`);
@@ -232,7 +242,7 @@ function main(): void {
       let merged: CertificationReport | null = null;
       try { merged = readPackage(dir); } catch { /* reported below */ }
       if (!merged) { console.error(`certify: the resumed run left no package in ${dir}`); process.exit(1); }
-      process.exit(packageExitCode(merged));
+      process.exit(packageExitCode(merged, failOnOf(env)));
     });
     return;
   }

@@ -8,7 +8,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, configFromEnv, loadEnvFile, secretValues, type SuiteConfig } from '../config/index.js';
+import { ConfigError, configFromVariables, loadEnvFile, secretValues, type SuiteConfig } from '../config/index.js';
 import { maskText, registerSecret } from '../client/redact.js';
 import { closeDispatcher } from '../net/index.js';
 import { formatHeader, formatResult, formatStep, runPreflight } from '../preflight/index.js';
@@ -24,14 +24,14 @@ export async function doctor(argv: string[], env: NodeJS.ProcessEnv = process.en
   let close: (() => Promise<void>) | undefined;
   try {
     loadEnvFile(env);
-    config = configFromEnv(env);
+    config = configFromVariables(env);
     if (!config.baseUrl) {
       // nothing configured: check the stand-in the suite would start, so the command is never a dead end
       const { startEmbeddedMock } = await import('../run/embedded-mock.js');
-      const mock = await startEmbeddedMock(env, config);
+      const mock = await startEmbeddedMock({ variables: env, suite: config });
       close = mock.close;
       env = { ...env, ...mock.env };
-      config = configFromEnv(env);
+      config = configFromVariables(env);
       if (!json) console.log('No SADAD_BASE_URL: checking the embedded mock `npm run certify` would start. Set SADAD_BASE_URL (see README, "Targeting a sandbox") to check a sandbox.\n');
     }
   } catch (e) {

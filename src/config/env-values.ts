@@ -5,9 +5,12 @@
  */
 import { ConfigError } from '../contract/prefix.js';
 
+/** The environment's variables, as settings are read from them. */
+export type Variables = Readonly<Record<string, string | undefined>>;
+
 export const unset = (v: string | undefined): v is undefined => v === undefined || v.trim() === '';
 
-export function positiveNumber(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
+export function positiveNumber(env: Variables, variable: string, fallback: number): number {
   const raw = env[variable];
   if (unset(raw)) return fallback;
   const n = /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
@@ -15,28 +18,28 @@ export function positiveNumber(env: NodeJS.ProcessEnv, variable: string, fallbac
   return n;
 }
 
-export function positiveInteger(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
+export function positiveInteger(env: Variables, variable: string, fallback: number): number {
   const raw = env[variable];
   if (unset(raw)) return fallback;
   if (!/^\s*\d{1,9}\s*$/.test(raw) || Number(raw) < 1) throw new ConfigError(variable, `must be a positive integer, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
-export function nonNegativeInteger(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
+export function nonNegativeInteger(env: Variables, variable: string, fallback: number): number {
   const raw = env[variable];
   if (unset(raw)) return fallback;
   if (!/^\s*\d{1,9}\s*$/.test(raw)) throw new ConfigError(variable, `must be a whole number 0 or more, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
-export function port(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
+export function port(env: Variables, variable: string, fallback: number): number {
   const raw = env[variable];
   if (unset(raw)) return fallback;
   if (!/^\s*\d{1,5}\s*$/.test(raw) || Number(raw) > 65535) throw new ConfigError(variable, `must be a port number 0-65535, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
-export function oneOf<T extends string>(env: NodeJS.ProcessEnv, variable: string, allowed: readonly T[], fallback: T): T {
+export function oneOf<T extends string>(env: Variables, variable: string, allowed: readonly T[], fallback: T): T {
   const raw = env[variable];
   if (unset(raw)) return fallback;
   const value = raw.trim() as T;
@@ -44,7 +47,7 @@ export function oneOf<T extends string>(env: NodeJS.ProcessEnv, variable: string
   return value;
 }
 
-export function flag(env: NodeJS.ProcessEnv, variable: string): boolean {
+export function flag(env: Variables, variable: string): boolean {
   const raw = env[variable];
   if (unset(raw)) return false;
   const v = raw.trim().toLowerCase();
@@ -53,14 +56,14 @@ export function flag(env: NodeJS.ProcessEnv, variable: string): boolean {
   throw new ConfigError(variable, `must be 1 or 0, got ${JSON.stringify(raw)}`);
 }
 
-export function text(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
+export function text(env: Variables, variable: string, fallback: string): string {
   const raw = env[variable];
   if (unset(raw)) return fallback;
   if (/[\s]/.test(raw.trim()) || /[\r\n]/.test(raw)) throw new ConfigError(variable, 'must not contain white space');
   return raw.trim();
 }
 
-export function list(env: NodeJS.ProcessEnv, variable: string): string[] {
+export function list(env: Variables, variable: string): string[] {
   const names = (env[variable] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
   const bad = names.find((n) => /\s/.test(n));
   if (bad !== undefined) throw new ConfigError(variable, `must be a comma-separated list without spaces inside names, got ${JSON.stringify(bad)}`);

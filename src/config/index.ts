@@ -4,16 +4,17 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError, headerPrefixFrom, tagPrefixFrom } from '../contract/prefix.js';
+import { ConfigError, SPEC_PREFIX } from '../contract/prefix.js';
 import { DEFAULT_RATE_WINDOW_SECONDS } from '../contract/catalogue.js';
-import { seedFrom } from '../generators/seed.js';
-import { nonNegativeInteger, oneOf, positiveInteger, positiveNumber } from './env-values.js';
+import { randomInt } from 'node:crypto';
+import { nonNegativeInteger, oneOf, positiveInteger, positiveNumber, type Variables } from './env-values.js';
 import { networkFromEnv, type NetworkConfig } from '../net/index.js';
 import { KeyError, readPrivateKey } from '../attest/keys.js';
 import type { KeyObject } from 'node:crypto';
 
 export { ConfigError } from '../contract/prefix.js';
 export { loadEnvFile } from './env-file.js';
+export type { Variables } from './env-values.js';
 
 /** Credentials the embedded mock accepts unless told otherwise; also shipped in .env.example. */
 export const MOCK_DEFAULTS = { accessToken: 'mock-access-token-0123456789', companyId: 'MYCOMPANY', clientId: 'mock-client', clientSecret: 'mock-client-secret' } as const;
@@ -70,7 +71,7 @@ export interface SuiteConfig {
   packageValidDays?: number;
 }
 
-type Env = NodeJS.ProcessEnv;
+type Env = Variables;
 const str = (env: Env, name: string) => { const v = env[name]; return v === undefined || v.trim() === '' ? undefined : v.trim(); };
 
 function url(env: Env, name: string): string | undefined {
@@ -98,7 +99,8 @@ function headerValue(env: Env, name: string, fallback: string | undefined): stri
   return v;
 }
 
-export function configFromEnv(env: Env = process.env): SuiteConfig {
+/** The suite's configuration these variables make (settings.ts reads them once: `readSettings`). */
+export function configFromVariables(env: Env): SuiteConfig {
   const baseUrl = url(env, 'SADAD_BASE_URL');
   const embedded = baseUrl === undefined;
   const tokenUrl = url(env, 'SADAD_TOKEN_URL');
@@ -110,7 +112,7 @@ export function configFromEnv(env: Env = process.env): SuiteConfig {
   const companyId = headerValue(env, 'SADAD_COMPANY_ID', embedded ? MOCK_DEFAULTS.companyId : undefined);
   if (!companyId) throw new ConfigError('SADAD_COMPANY_ID', 'is required when SADAD_BASE_URL is set');
   const payments = oneOf(env, 'SADAD_PAYMENTS', ['on', 'off'] as const, 'on');
-  const { seed, fromEnv } = seedFrom(env);
+  const { seed, fromEnv } = seedOf(env);
   return {
     baseUrl,
     accessToken: accessToken ?? '',
@@ -126,8 +128,8 @@ export function configFromEnv(env: Env = process.env): SuiteConfig {
     seed,
     seedFromEnv: fromEnv,
     dataFile: existingFile(env, 'SADAD_DATA_FILE'),
-    tagPrefix: tagPrefixFrom(env),
-    headerPrefix: headerPrefixFrom(env),
+    tagPrefix: prefixOf(env, 'SADAD_TAG_PREFIX'),
+    headerPrefix: prefixOf(env, 'SADAD_HEADER_PREFIX'),
     tokenUrl,
     signer: existingFile(env, 'SADAD_SIGNER'),
     signingKey: existingFile(env, 'SADAD_SIGNING_KEY'),
@@ -139,15 +141,15 @@ export function configFromEnv(env: Env = process.env): SuiteConfig {
     network: cachedNetwork(env),
     preflight: oneOf(env, 'SADAD_PREFLIGHT', ['on', 'off'] as const, embedded ? 'off' : 'on') === 'on',
     maxOutageSeconds: positiveNumber(env, 'SADAD_MAX_OUTAGE_SECONDS', 1800),
-    packageKey: packageKeyFromEnv(env)?.file,
-    packageValidDays: packageValidDaysFromEnv(env),
+    packageKey: packageKeyOf(env)?.file,
+    packageValidDays: packageValidDaysOf(env),
   };
 }
 
 /** Days a signed package is valid after its run, unless SADAD_PACKAGE_VALID_DAYS says otherwise. */
 export const DEFAULT_PACKAGE_VALID_DAYS = 90;
 
-export function packageValidDaysFromEnv(env: Env = process.env): number {
+export function packageValidDaysOf(env: Env): number {
   return positiveInteger(env, 'SADAD_PACKAGE_VALID_DAYS', DEFAULT_PACKAGE_VALID_DAYS);
 }
 
@@ -156,7 +158,7 @@ export function packageValidDaysFromEnv(env: Env = process.env): number {
  * package (reports/certification.intoto.json), read and checked; null when unset. A file that
  * cannot be read, is encrypted or holds another kind of key is a ConfigError naming the variable.
  */
-export function packageKeyFromEnv(env: Env = process.env): { file: string; key: KeyObject } | null {
+export function packageKeyOf(env: Env): { file: string; key: KeyObject } | null {
   const raw = str(env, 'SADAD_PACKAGE_KEY');
   if (raw === undefined) return null;
   const file = resolve(raw);
@@ -169,7 +171,7 @@ export function packageKeyFromEnv(env: Env = process.env): { file: string; key: 
 }
 
 const NETWORK_VARIABLES = ['SADAD_CA_FILE', 'SADAD_TLS_CERT', 'SADAD_TLS_KEY', 'SADAD_TLS_PFX', 'SADAD_TLS_PASSPHRASE',
-  'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'] as const;
+  'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy', 'NODE_EXTRA_CA_CERTS'] as const;
 const networks = new Map<string, NetworkConfig>();
 
 /**
@@ -182,6 +184,24 @@ function cachedNetwork(env: Env): NetworkConfig {
   let net = networks.get(key);
   if (!net) networks.set(key, (net = networkFromEnv(env)));
   return net;
+}
+
+/** SADAD_SEED as an integer, or a fresh random one (the caller prints it so a run can be replayed). */
+export function seedOf(env: Env): { seed: number; fromEnv: boolean } {
+  const raw = env.SADAD_SEED;
+  if (raw === undefined || raw === '') return { seed: randomInt(1, 2 ** 31 - 1), fromEnv: false };
+  if (!/^\d{1,15}$/.test(raw)) throw new ConfigError('SADAD_SEED', `must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return { seed: Number(raw), fromEnv: true };
+}
+
+const PREFIX_SHAPE = /^[A-Za-z][A-Za-z0-9]{0,15}$/;
+
+/** SADAD_TAG_PREFIX, SADAD_HEADER_PREFIX: the deployment's prefixes (design.md §5), the spec's `Svc` unless set. */
+export function prefixOf(env: Env, variable: 'SADAD_TAG_PREFIX' | 'SADAD_HEADER_PREFIX'): string {
+  const value = env[variable];
+  if (value === undefined || value === '') return SPEC_PREFIX;
+  if (!PREFIX_SHAPE.test(value)) throw new ConfigError(variable, `must be 1-16 letters or digits starting with a letter, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** Every configured secret value, for masking and for the leak scans. */

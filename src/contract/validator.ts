@@ -8,7 +8,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { SCHEMAS_DIR } from '../paths.js';
 import { operation, operations, type OperationId } from './catalogue.js';
 import { isSpecDate, isSpecTimestamp } from './formats.js';
-import { SPEC_PREFIX, tagPrefixFrom } from './prefix.js';
+import { SPEC_PREFIX } from './prefix.js';
 import { SCHEMA_BASE, schemaFileName, type Profile } from './schema-files.js';
 import { newAjv } from './ajv.js';
 
@@ -157,17 +157,17 @@ export class Contract {
 
 const contracts = new Map<string, Contract>();
 
-/** The contract for a tag prefix (default: `SADAD_TAG_PREFIX`, else `Svc`), built once per process. */
-export function getContract(tagPrefix: string = tagPrefixFrom()): Contract {
+/** The contract for a tag prefix (the spec's `Svc`, or a deployment's SADAD_TAG_PREFIX), built once per process. */
+export function getContract(tagPrefix: string): Contract {
   let c = contracts.get(tagPrefix);
   if (!c) contracts.set(tagPrefix, (c = new Contract(tagPrefix)));
   return c;
 }
 
-export function validateRequest(opId: OperationId, body: unknown, tagPrefix?: string): ValidationResult {
+export function validateRequest(opId: OperationId, body: unknown, tagPrefix: string): ValidationResult {
   return getContract(tagPrefix).validate(opId, 'request', body);
 }
 
-export function validateResponse(opId: OperationId, body: unknown, profile: ResponseProfile = 'lenient', tagPrefix?: string): ValidationResult {
+export function validateResponse(opId: OperationId, body: unknown, profile: ResponseProfile, tagPrefix: string): ValidationResult {
   return getContract(tagPrefix).validate(opId, profile, body);
 }

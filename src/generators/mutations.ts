@@ -5,7 +5,7 @@
  */
 import { fieldName, messageTable, type FieldRow } from '../contract/field-tables.js';
 import { operation, operations, type OperationId } from '../contract/catalogue.js';
-import { tagPrefixFrom, withTagPrefix } from '../contract/prefix.js';
+import { withTagPrefix } from '../contract/prefix.js';
 
 export type MutationKind = 'missing' | 'wrong-type' | 'null' | 'empty' | 'at-limit' | 'over-limit' | 'non-alphanumeric' | 'foreign' | 'unknown';
 
@@ -61,7 +61,7 @@ function emptyValue(row: FieldRow): unknown | undefined {
 }
 
 /** `only`: just the mutation with that id (a case needs one; cloning the body for all cost more than the case). */
-export function mutationsOf(opId: OperationId, validBody: unknown, tagPrefix = tagPrefixFrom(), only?: string): Mutation[] {
+export function mutationsOf(opId: OperationId, validBody: unknown, tagPrefix: string, only?: string): Mutation[] {
   const out: Mutation[] = [];
   const add = (row: FieldRow, kind: MutationKind, valid: boolean, description: string, change: (l: Located) => void) => {
     if (only !== undefined && `${fieldName(row.path)}.${kind}` !== only) return;

@@ -11,7 +11,7 @@ import { faker as english } from '@faker-js/faker/locale/en';
 import { envelope, type Fields, type RequestBody } from '../contract/message.js';
 import { fieldName, messageTable } from '../contract/field-tables.js';
 import type { OperationId } from '../contract/catalogue.js';
-import { tagPrefixFrom } from '../contract/prefix.js';
+import { SPEC_PREFIX } from '../contract/prefix.js';
 import { uniqueId } from '../base/unique.js';
 import { BANK_CODES, BILLERS, DURATIONS_MONTHS, JOB_CATEGORIES, MOI_BILLERS, POI_TYPES } from './values.js';
 
@@ -57,7 +57,7 @@ export class RequestGenerator {
   constructor(readonly options: GeneratorOptions) {
     this.faker = new (english.constructor as typeof Faker)({ locale: english.rawDefinitions });
     this.faker.seed(options.seed);
-    this.tagPrefix = options.tagPrefix ?? tagPrefixFrom();
+    this.tagPrefix = options.tagPrefix ?? SPEC_PREFIX;
     this.bankCode = options.bankCode ?? this.faker.helpers.arrayElement(BANK_CODES);
     this.companyCode = options.companyCode ?? `C${this.faker.string.numeric(5)}`;
   }

@@ -13,7 +13,7 @@ import { judgeClient, judgeSandbox } from './judge.js';
 import type { ClientCertificationReport, ClientRun } from './model.js';
 import { buildClientReport, writeClientPackage } from './package.js';
 import { buildProxy } from './proxy.js';
-import type { NetworkConfig } from '../net/index.js';
+import { networkFromEnv, type NetworkConfig } from '../net/index.js';
 import { TrafficRecorder, type TrafficRecord } from './traffic.js';
 
 export interface JudgeOptions {
@@ -58,7 +58,7 @@ export async function startJudge(o: JudgeOptions): Promise<JudgeSession> {
   let close: () => Promise<void>;
   let mock: RunningMock | undefined;
   if (o.upstream) {
-    const app = await buildProxy(o.upstream, options, recorder, o.network);
+    const app = await buildProxy(o.upstream, options, recorder, o.network ?? networkFromEnv({}));
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();
     url = `http://${options.host}:${typeof address === 'object' && address ? address.port : options.port}`;

@@ -9,7 +9,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'undici';
-import { describeNetworkError, dispatcherFor, networkFromEnv, routeOf, type NetworkConfig } from '../net/index.js';
+import { describeNetworkError, dispatcherFor, routeOf, type NetworkConfig } from '../net/index.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { operations } from '../contract/catalogue.js';
 import { CompanyRegistry } from '../mock/companies.js';
@@ -59,7 +59,7 @@ async function forward(base: URL, req: FastifyRequest, net: NetworkConfig): Prom
   }
 }
 
-export async function buildProxy(upstream: string, options: MockOptions, recorder: TrafficRecorder, net: NetworkConfig = networkFromEnv()): Promise<FastifyInstance> {
+export async function buildProxy(upstream: string, options: MockOptions, recorder: TrafficRecorder, net: NetworkConfig): Promise<FastifyInstance> {
   const base = new URL(upstream);
   const app = Fastify({ logger: false, bodyLimit: READ_LIMIT, exposeHeadRoutes: false, forceCloseConnections: true });
   recorder.attach(app);

@@ -7,7 +7,9 @@ import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { list, oneOf, flag, port, positiveInteger, positiveNumber, text, unset } from '../config/env-values.js';
-import { ConfigError, headerPrefixFrom, SPEC_PREFIX, tagPrefixFrom } from '../contract/prefix.js';
+import { ConfigError, SPEC_PREFIX } from '../contract/prefix.js';
+import { prefixOf } from '../config/index.js';
+import type { Variables } from '../config/env-values.js';
 import { DEFAULT_RATE_WINDOW_SECONDS, operations } from '../contract/catalogue.js';
 import { ROOT } from '../paths.js';
 import { checkDefects, parseDefects } from './defects.js';
@@ -159,7 +161,7 @@ function checkTls(tls: MockTls, names: { cert: string; key: string; clientCa: st
 const TLS_VARIABLES = { cert: 'MOCK_TLS_CERT', key: 'MOCK_TLS_KEY', clientCa: 'MOCK_TLS_CLIENT_CA' } as const;
 
 /** MOCK_TLS_CERT + MOCK_TLS_KEY (PEM files), and MOCK_TLS_CLIENT_CA for mutual TLS; undefined when unset. */
-function tlsFromEnv(env: NodeJS.ProcessEnv): MockTls | undefined {
+function tlsFromEnv(env: Variables): MockTls | undefined {
   const [cert, key, clientCa] = (['cert', 'key', 'clientCa'] as const).map((k) => (unset(env[TLS_VARIABLES[k]]) ? undefined : env[TLS_VARIABLES[k]]!.trim()));
   if (cert === undefined && key === undefined) {
     if (clientCa !== undefined) throw new ConfigError('MOCK_TLS_CLIENT_CA', 'needs MOCK_TLS_CERT and MOCK_TLS_KEY: a client certificate is asked for only over HTTPS');
@@ -191,7 +193,8 @@ export function redisUrl(raw: string, name: string): string {
   return raw;
 }
 
-export function mockOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): MockOptions {
+/** The mock's options from these variables (`npm run mock` and the embedded mock give theirs). */
+export function mockOptionsFromEnv(env: Variables): MockOptions {
   const d = defaultMockOptions();
   const keyPath = env.MOCK_SIGNATURE_PUBLIC_KEY;
   const options: MockOptions = {
@@ -210,8 +213,8 @@ export function mockOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): MockOp
     clientId: text(env, 'SADAD_CLIENT_ID', d.clientId),
     clientSecret: text(env, 'SADAD_CLIENT_SECRET', d.clientSecret),
     requireClientHeaders: flag(env, 'MOCK_REQUIRE_CLIENT_HEADERS'),
-    tagPrefix: tagPrefixFrom(env),
-    headerPrefix: headerPrefixFrom(env),
+    tagPrefix: prefixOf(env, 'SADAD_TAG_PREFIX'),
+    headerPrefix: prefixOf(env, 'SADAD_HEADER_PREFIX'),
     tokenLifetimeSeconds: positiveNumber(env, 'MOCK_TOKEN_LIFETIME_SECONDS', d.tokenLifetimeSeconds),
     defects: parseDefects(env.MOCK_DEFECTS),
     limiter: oneOf(env, 'MOCK_LIMITER', LIMITER_KINDS, d.limiter ?? 'fixed'),

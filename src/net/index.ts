@@ -24,25 +24,32 @@ export interface NetworkConfig {
   proxy: ProxySettings;
   /** Values no report may show: the proxy passwords (the TLS passphrase is the configuration's). */
   secrets: string[];
+  /** NODE_EXTRA_CA_CERTS, which Node added to its default store at start: an explicit `ca` list would drop it otherwise. */
+  nodeExtraCaFile?: string;
 }
 
-export function networkFromEnv(env: NodeJS.ProcessEnv = process.env, now = Date.now()): NetworkConfig {
+/** The network part of the settings, from these variables (src/config reads them once). */
+export function networkFromEnv(env: Readonly<Record<string, string | undefined>>, now = Date.now()): NetworkConfig {
   const tls = tlsMaterialFromEnv(env, now);
   const proxy = proxySettingsFromEnv(env);
-  return { tls, proxy, secrets: [...(proxy.https?.secrets ?? []), ...(proxy.http?.secrets ?? [])] };
+  const extraCa = env.NODE_EXTRA_CA_CERTS?.trim();
+  return { tls, proxy, secrets: [...(proxy.https?.secrets ?? []), ...(proxy.http?.secrets ?? [])], ...(extraCa ? { nodeExtraCaFile: extraCa } : {}) };
 }
 
 /** No TLS material and no proxy: Node's defaults would do, and the dispatcher adds nothing. */
 export const isPlainNetwork = (net: NetworkConfig) => !net.tls.ca && !net.tls.client && !net.proxy.https && !net.proxy.http;
 
-let extraRoots: string[] | undefined;
-/** NODE_EXTRA_CA_CERTS, which Node adds to its default store at start: an explicit `ca` list would drop it otherwise. */
-function nodeExtraRoots(): string[] {
-  if (extraRoots) return extraRoots;
-  extraRoots = [];
-  const file = process.env.NODE_EXTRA_CA_CERTS;
-  if (file) { try { extraRoots = readFileSync(file, 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []; } catch { /* Node warned at start */ } }
-  return extraRoots;
+const extraRoots = new Map<string, string[]>();
+/** The roots of NODE_EXTRA_CA_CERTS, read once. */
+function nodeExtraRoots(file: string | undefined): string[] {
+  if (!file) return [];
+  let roots = extraRoots.get(file);
+  if (!roots) {
+    roots = [];
+    try { roots = readFileSync(file, 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []; } catch { /* Node warned at start */ }
+    extraRoots.set(file, roots);
+  }
+  return roots;
 }
 
 export interface TlsOptions { ca?: string[]; cert?: string; key?: string }
@@ -50,7 +57,7 @@ export interface TlsOptions { ca?: string[]; cert?: string; key?: string }
 /** The options of every TLS connection the suite opens: the roots it trusts and the certificate it shows. */
 export function tlsOptions(net: NetworkConfig): TlsOptions {
   const out: TlsOptions = {};
-  if (net.tls.ca) out.ca = [...rootCertificates, ...nodeExtraRoots(), ...net.tls.ca.pems];
+  if (net.tls.ca) out.ca = [...rootCertificates, ...nodeExtraRoots(net.nodeExtraCaFile), ...net.tls.ca.pems];
   if (net.tls.client) { out.cert = net.tls.client.certPem; out.key = net.tls.client.keyPem; }
   return out;
 }

@@ -42,7 +42,7 @@ export interface ClientCertificate {
 
 export interface TlsMaterial { ca: CaBundle | null; client: ClientCertificate | null }
 
-type Env = NodeJS.ProcessEnv;
+type Env = Readonly<Record<string, string | undefined>>;
 const DAY_MS = 86_400_000;
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
@@ -173,7 +173,7 @@ function loadPfxClient(env: Env, now: number): ClientCertificate {
   };
 }
 
-export function tlsMaterialFromEnv(env: Env = process.env, now = Date.now()): TlsMaterial {
+export function tlsMaterialFromEnv(env: Env, now = Date.now()): TlsMaterial {
   const ca = loadCa(env, now);
   const pem = value(env, 'SADAD_TLS_CERT') !== undefined || value(env, 'SADAD_TLS_KEY') !== undefined;
   const pfx = value(env, 'SADAD_TLS_PFX') !== undefined;

@@ -26,7 +26,7 @@ export interface ProxySettings {
   noProxyVariable: string | null;
 }
 
-type Env = NodeJS.ProcessEnv;
+type Env = Readonly<Record<string, string | undefined>>;
 const MASK = '«masked»';
 
 function pick(env: Env, upper: string): { variable: string; value: string } | null {
@@ -55,7 +55,7 @@ export function maskUserinfo(text: string): string {
   return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:\s]*):[^/@\s]*@/i, `$1:${MASK}@`);
 }
 
-export function proxySettingsFromEnv(env: Env = process.env): ProxySettings {
+export function proxySettingsFromEnv(env: Env): ProxySettings {
   const no = pick(env, 'NO_PROXY');
   return { https: endpoint(env, 'HTTPS_PROXY'), http: endpoint(env, 'HTTP_PROXY'), noProxy: no?.value ?? '', noProxyVariable: no?.variable ?? null };
 }

@@ -41,7 +41,8 @@ export interface PreflightOptions {
   targetData?: TargetData | undefined;
   runId?: string | null;
   /** SADAD_PROFILE and the other run settings the configuration step reports. */
-  env?: NodeJS.ProcessEnv;
+  /** The variables the configuration was read from (what the configuration step reports of them). */
+  env: Readonly<Record<string, string | undefined>>;
   /** The run's estimated duration, to warn about a token that will not last it. */
   estimatedSeconds?: number;
   budgetMs?: number;
@@ -116,7 +117,7 @@ interface Path {
   o: PreflightOptions;
   config: SuiteConfig;
   client: SadadClient;
-  env: NodeJS.ProcessEnv;
+  env: Readonly<Record<string, string | undefined>>;
   baseUrl: string;
   net: SuiteConfig['network'];
   hop: ReturnType<typeof firstHop>;
@@ -190,7 +191,7 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightReport
   const baseUrl = config.baseUrl!;
   const hop = firstHop(config.network, baseUrl);
   const path: Path = {
-    o, config, client: o.client, env: o.env ?? process.env, baseUrl, net: config.network, hop,
+    o, config, client: o.client, env: o.env, baseUrl, net: config.network, hop,
     https: new URL(baseUrl).protocol === 'https:',
     routeText: hop.proxy ? `through the proxy ${hop.proxy.display} (${hop.proxy.variable})` : hop.bypassedBy ? `direct (${hop.bypassedBy} bypasses the proxy)` : 'direct',
     left: (cap) => Math.max(500, Math.min(cap, deadline - Date.now())),

@@ -4,6 +4,7 @@
  * operations it shows) and nothing else. Each run is the real command, in a temporary reports
  * folder, with a short window so the proof takes seconds.
  */
+import { childEnvironment } from '../config/settings.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +56,7 @@ export function runSampleClient(defect: SampleClientDefect | null, options: { ar
   return new Promise((done) => {
     const child = spawn(process.execPath, args, {
       cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env, SADAD_REPORTS_DIR: dir, SAMPLE_CLIENT_TIMEOUT_MS: String(PROOF_CLIENT_TIMEOUT_MS), SAMPLE_CLIENT_DEFECT: defect ?? '', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env') },
+      env: { ...childEnvironment(), ...env, SADAD_REPORTS_DIR: dir, SAMPLE_CLIENT_TIMEOUT_MS: String(PROOF_CLIENT_TIMEOUT_MS), SAMPLE_CLIENT_DEFECT: defect ?? '', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env') },
     });
     let output = '';
     child.stdout.on('data', (c: Buffer) => { output += c.toString(); });

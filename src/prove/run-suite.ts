@@ -1,4 +1,5 @@
 /** Runs the conformance suite (`playwright test`, top-level config) in a child process, into its own folder. */
+import { childEnvironment } from '../config/settings.js';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setPriority as osPriority, tmpdir } from 'node:os';
@@ -33,7 +34,8 @@ export function runSuite(env: Record<string, string>, options: RunOptions = {}):
   const started = Date.now();
   // a clean environment: only what the caller says, plus what Node needs to run
   // SADAD_PAYMENTS=on: these runs target local stand-ins, never a real sandbox (a caller testing the payments guard sets it to '')
-  const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, CI: '1', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env'), SADAD_PAYMENTS: 'on' };
+  const own = childEnvironment();
+  const base: Record<string, string> = { PATH: own.PATH ?? '', HOME: own.HOME ?? dir, CI: '1', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env'), SADAD_PAYMENTS: 'on' };
   return new Promise((resolve) => {
     const child = spawn(join(ROOT, 'node_modules/.bin/playwright'), ['test', '-c', options.config ?? join(ROOT, 'playwright.config.ts'), `--reporter=${options.reporter ?? `line,html,${join(ROOT, 'src/reporter/certification.ts')}`}`, ...(options.args ?? [])], {
       cwd: ROOT, detached: true,

@@ -16,7 +16,7 @@ import type { NetworkConfig } from '../net/index.js';
 import { MASK } from '../client/redact.js';
 import type { Exchange } from '../client/exchange.js';
 import { CaseContext, runCase, type CaseBody, type CaseDefinition, type Note, type ReplayTape, type TapeEntry } from '../suite/case.js';
-import { allCases } from '../suite/cases.js';
+import { allCases, type Registration } from '../suite/cases.js';
 import { caseGenerators, judgingConfigFrom, type CaseClient, type JudgingConfig, type Runtime } from '../suite/runtime.js';
 import type { Verdict } from '../vocabulary/verdicts.js';
 import { isVacuous, VACUOUS_CAUSE } from '../reporter/conditions.js';
@@ -84,11 +84,14 @@ function tapeOf(inputs: TapeEntry[]): ReplayTape & { left(): TapeEntry[] } {
 
 /** Every case the suite defines, by id, for a profile (the smoke profile sends fewer bursts). */
 const definitions = new Map<string, Map<string, [CaseDefinition, CaseBody]>>();
-function casesFor(profile: string): Map<string, [CaseDefinition, CaseBody]> {
-  let m = definitions.get(profile);
+function casesFor(j: JudgingConfig): Map<string, [CaseDefinition, CaseBody]> {
+  // registered as the run registered them: its profile, limits and their shape
+  const reg: Registration = { profile: j.profile === 'smoke' ? 'smoke' : 'full', limits: { perOperation: Object.fromEntries(operations.map((op) => [op.id, j.rateLimits[op.rateGroup]])) }, shape: j.rateShape ?? 'burst' };
+  const key = JSON.stringify(reg);
+  let m = definitions.get(key);
   if (!m) {
-    m = new Map(allCases({ profile: profile === 'smoke' ? 'smoke' : 'full' }).map(([def, body]) => [def.id, [def, body]]));
-    definitions.set(profile, m);
+    m = new Map(allCases(reg).map(([def, body]) => [def.id, [def, body]]));
+    definitions.set(key, m);
   }
   return m;
 }
@@ -113,6 +116,9 @@ async function replayWorker(worker: string, records: EvidenceRecord[]): Promise<
   let seq = 0;
   const rt: Runtime = {
     config,
+    runId: undefined,
+    profile: judging.profile === 'smoke' ? 'smoke' : 'full',
+    waivers: [],
     get client(): CaseClient {
       if (!client) throw new Error('no case is being re-judged');
       return client;
@@ -143,7 +149,7 @@ async function replayWorker(worker: string, records: EvidenceRecord[]): Promise<
       observations: c?.observations ?? {}, ...(c ? { facts: c.stableFacts() } : {}), transient: c?.faults ?? [], accepted: c ? [...c.acceptedOps] : [],
       ...(c?.requiresAcceptance ? { requires: { acceptance: c.requiresAcceptance } } : {}),
     });
-    const spec = casesFor(judging.profile).get(ev.id);
+    const spec = casesFor(judging).get(ev.id);
     if (!spec) {
       const why = needsNewRun('the current suite has no case of this id');
       out.push(done('NOT_RUN', [{ verdict: 'NOT_RUN', text: why }], why));

@@ -6,7 +6,9 @@
  */
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildPackage, OUTAGES_FILE, PACKAGE_FILE, readPackage, registerSecrets, writePackage } from '../reporter/package.js';
+import { buildPackage, OUTAGES_FILE, PACKAGE_FILE, packageOptionsOf, readPackage, signingOf, writePackage } from '../reporter/package.js';
+import type { ConfigError } from '../contract/prefix.js';
+import type { Settings } from '../config/settings.js';
 import { isFolder, PACING_FILE, PACKAGE_FILES } from '../reporter/files.js';
 import { JournalError, readManifest, writeManifest, RUN_FILE } from '../reporter/journal.js';
 import { writeEvidence } from '../evidence/store.js';
@@ -27,13 +29,12 @@ const TOP_FILES = PACKAGE_FILES.filter((f) => !isFolder(f)).map((f) => f.file);
 
 export interface RejudgedPackage { report: CertificationReport; rejudgement: Rejudgement; out: string }
 
-export async function writeRejudgedPackage(from: string, out: string, now = new Date()): Promise<RejudgedPackage> {
+export async function writeRejudgedPackage(from: string, out: string, settings: Settings | ConfigError, now = new Date()): Promise<RejudgedPackage> {
   const src = resolve(from);
   const dest = resolve(out);
   if (src === dest) throw new JournalError(`--rejudge writes a new package and keeps the one it re-judges: ${from} is the folder it would write to; set SADAD_REPORTS_DIR (or --out <dir>) to another folder`);
   const manifest = readManifest(src);
   if (!manifest) throw new JournalError(`--rejudge: ${from} holds no package (no ${RUN_FILE}); give the folder that holds certification.json, run.json and evidence/`);
-  registerSecrets();
   const previous = readPackage(src);
   if (!previous) throw new JournalError(`--rejudge: ${from} holds no ${PACKAGE_FILE}`);
   const rejudgement = await rejudgePackage(src);
@@ -83,7 +84,7 @@ export async function writeRejudgedPackage(from: string, out: string, now = new 
     },
   });
   const written = readManifest(dest)!;
-  const built = buildPackage(dest, written, now);
-  writePackage(dest, built);
+  const built = buildPackage(dest, written, now, packageOptionsOf(settings));
+  writePackage(dest, built, signingOf(settings));
   return { report: built.report, rejudgement, out: dest };
 }

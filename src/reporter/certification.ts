@@ -17,19 +17,20 @@ import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { ConfigError } from '../config/index.js';
 import { maskText } from '../client/redact.js';
-import { ROOT, reportsDir } from '../paths.js';
+import { REPORTS_DIR, ROOT } from '../paths.js';
 import { CERTIFICATION_REPORTER, VERDICT_ORDER } from '../vocabulary/verdicts.js';
 import { formatCauses } from './causes.js';
-import { changeFails, failOnOrDefault, formatChanges, kindsText } from './compare.js';
+import { changeFails, formatChanges, kindsText } from './compare.js';
 import { manifestCase, plannedCase, recordOfResult } from './collect.js';
 import { CHECKSUM_FILE } from './checksum.js';
 import { runIdentity, type RunIdentity } from './identity.js';
 import { newRunId, writeManifest, type RunManifest } from './journal.js';
 import { evidenceFile, writeEvidence } from '../evidence/store.js';
-import { buildPackage, registerSecrets, writePackage } from './package.js';
+import { buildPackage, packageOptionsOf, registerSecrets, signingOf, writePackage } from './package.js';
 import { newRunManifest } from './manifest.js';
 import { formatDuration, formatPlan, planOf, type Plan } from './plan.js';
-import { plannedContext, plannedLimits, type PlanContext } from '../vocabulary/plan.js';
+import type { PlanContext } from '../vocabulary/plan.js';
+import { configuredSecrets, processSettingsOrError, processVariables, type Settings } from '../config/settings.js';
 
 export { narrowingArgs } from './narrowing.js';
 
@@ -74,6 +75,8 @@ export default class CertificationReporter implements Reporter {
   private readonly runErrors: string[] = [];
   private identity: RunIdentity | undefined;
   private manifest: RunManifest | undefined;
+  /** The run's id when its settings name none (a raw `playwright test` whose global setup did not publish them). */
+  private ownRunId: string | undefined;
 
   constructor(options: CertificationReporterOptions = {}) {
     this.listMode = options._mode === 'list';
@@ -82,10 +85,30 @@ export default class CertificationReporter implements Reporter {
     stopGracefullyOnSigterm();
     // now, before the global setup points SADAD_BASE_URL at the embedded mock (a new port every run);
     // Playwright creates its reporters before the global setup, and calls a v1 reporter's onBegin after it
-    this.identity = runIdentity(process.env, process.argv);
+    try { this.identity = runIdentity(processVariables(), process.argv); } catch { /* SADAD_ENV_FILE is wrong: the global setup stops on it, naming it */ }
   }
 
-  private get dir(): string { return this.outputDir ?? reportsDir(); }
+  /**
+   * The run's settings, as its global setup published them (before it, as configured); a
+   * configuration error (which stopped the run, naming the variable) leaves the defaults.
+   */
+  private settings(): Settings | ConfigError {
+    return processSettingsOrError();
+  }
+
+  private secrets(): string[] {
+    try { return configuredSecrets(processVariables()); } catch { return []; }
+  }
+
+  private get dir(): string {
+    const s = this.settings();
+    return this.outputDir ?? (s instanceof ConfigError ? REPORTS_DIR : s.run.reportsDir);
+  }
+
+  private runId(): string {
+    const s = this.settings();
+    return (this.ownRunId ??= (s instanceof ConfigError ? undefined : s.run.runId) ?? newRunId());
+  }
 
   /** The dry run prints the plan (and keeps Playwright from adding its own listing); a real run leaves the console to the other reporters. */
   printsToStdio(): boolean {
@@ -98,10 +121,9 @@ export default class CertificationReporter implements Reporter {
     (globalThis as { [CERTIFICATION_REPORTER]?: boolean })[CERTIFICATION_REPORTER] = true;
     this.tests = suite.allTests();
     if (this.listMode) return;
-    registerSecrets();
-    process.env.SADAD_RUN_ID ??= newRunId();
-    this.identity ??= runIdentity(process.env, config.argv ?? process.argv);
-    this.manifest = this.newManifest(process.env.SADAD_RUN_ID);
+    registerSecrets(this.secrets());
+    if (!this.identity) try { this.identity = runIdentity(processVariables(), config.argv ?? process.argv); } catch { /* reported by the global setup */ }
+    this.manifest = this.newManifest(this.runId());
     try {
       writeManifest(this.dir, this.manifest);
     } catch (e) {
@@ -110,7 +132,8 @@ export default class CertificationReporter implements Reporter {
   }
 
   private newManifest(runId: string): RunManifest {
-    return newRunManifest({ runId, dir: this.dir, identity: this.identity!, playwright: this.config?.version ?? 'unknown', cases: this.tests.map((t) => manifestCase(t, ROOT)), ...this.planContext() });
+    const s = this.settings();
+    return newRunManifest({ runId, dir: this.dir, identity: this.identity!, playwright: this.config?.version ?? 'unknown', cases: this.tests.map((t) => manifestCase(t, ROOT)), settings: s instanceof ConfigError ? null : s, ...this.planContext() });
   }
 
   /** A case that ended without writing its own evidence leaves what Playwright knows of it, at once. */
@@ -134,21 +157,23 @@ export default class CertificationReporter implements Reporter {
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | void> {
     runEnding = true;
     if (this.listMode) return this.printPlan();
-    registerSecrets();
+    registerSecrets(this.secrets());
     const dir = this.dir;
+    const settings = this.settings();
+    const failOn = settings instanceof ConfigError ? 'fail' : settings.run.failOn;
     // no manifest: the run stopped before its cases started (a configuration error, a spec that did not load)
-    this.manifest ??= this.newManifest(process.env.SADAD_RUN_ID ??= newRunId());
+    this.manifest ??= this.newManifest(this.runId());
     const finishedAt = new Date();
     this.manifest.end = { finishedAt: finishedAt.toISOString(), status: result.status, durationMs: Math.round(result.duration || 0), errors: this.runErrors };
     writeManifest(dir, this.manifest);
-    const built = buildPackage(dir, this.manifest, finishedAt);
-    writePackage(dir, built);
+    const built = buildPackage(dir, this.manifest, finishedAt, packageOptionsOf(settings));
+    writePackage(dir, built, signingOf(settings));
     const report = built.report;
     const v = report.counts.byVerdict;
     const line = VERDICT_ORDER.filter((k) => v[k]).map((k) => `${v[k]} ${k}`).join(', ');
     const merged = report.runs.length > 1 ? ` (${report.runs.length} runs merged)` : '';
     const resume = v.NOT_RUN ? `\n  ${v.NOT_RUN} case${v.NOT_RUN === 1 ? '' : 's'} did not finish: \`npm run certify -- --resume\` runs ${v.NOT_RUN === 1 ? 'it' : 'them'}` : '';
-    if (report.changes) console.log(`\n${formatChanges(report.changes, failOnOrDefault())}`);
+    if (report.changes) console.log(`\n${formatChanges(report.changes, failOn)}`);
     console.log(`\nCertification: ${report.outcome.summary}\n  ${report.counts.cases} cases${merged}: ${line || 'none'}; ${formatDuration(report.fingerprint.durationMs / 1000)}${resume}` +
       `\n  ${join(dir, 'certification.html')} (and .json, ${CHECKSUM_FILE})`);
     const causes = formatCauses(report.causes);
@@ -166,36 +191,35 @@ export default class CertificationReporter implements Reporter {
       return { status: 'failed' };
     }
     // SADAD_FAIL_ON=verdict|behaviour|any: a nightly fails on a change since SADAD_COMPARE, not only on a FAIL
-    const failing = changeFails(report);
+    const failing = changeFails(report, failOn);
     if (failing.length && result.status === 'passed') {
-      console.log(`\nSADAD_FAIL_ON=${failOnOrDefault()}: ${kindsText(report.changes!, failing)} change${failing.length === 1 && report.changes!.byKind?.[failing[0]!] === 1 ? '' : 's'} since ${report.changes!.previous.file}: the run fails.`);
+      console.log(`\nSADAD_FAIL_ON=${failOn}: ${kindsText(report.changes!, failing)} change${failing.length === 1 && report.changes!.byKind?.[failing[0]!] === 1 ? '' : 's'} since ${report.changes!.previous.file}: the run fails.`);
       return { status: 'failed' };
     }
   }
 
   /** The worker count and what the configuration enables, for the plan in the manifest (none on a configuration error). */
   private planContext(): { planContext?: PlanContext } {
-    try {
-      return { planContext: plannedContext(this.config?.workers ?? 1) };
-    } catch (e) {
-      if (e instanceof ConfigError) return {};
-      throw e;
-    }
+    const s = this.settings();
+    return s instanceof ConfigError ? {} : { planContext: { workers: this.config?.workers ?? 1, ...s.run.plan } };
   }
 
   private plan(): { plan: Plan | null; error: string | null } {
-    try {
-      return { plan: planOf(this.tests.map(plannedCase), plannedLimits(), plannedContext(this.config?.workers ?? 1)), error: null };
-    } catch (e) {
-      if (e instanceof ConfigError) return { plan: null, error: e.message };
-      throw e;
-    }
+    const s = this.settings();
+    if (s instanceof ConfigError) return { plan: null, error: s.message };
+    return { plan: planOf(this.tests.map(plannedCase), s.run.limits, { workers: this.config?.workers ?? 1, ...s.run.plan }), error: null };
   }
 
   private printPlan(): void {
     const { plan, error } = this.plan();
     if (error) console.log(`Configuration error: ${maskText(error)}\nA run would stop here; see .env.example. The planned cases follow.`);
     const unknownLimits = { windowSeconds: 60, perOperation: {}, source: 'unknown limits (configuration error)' };
-    console.log(formatPlan(plan ?? planOf(this.tests.map(plannedCase), unknownLimits), { listCases: truthy(process.env.SADAD_DRY_RUN) }));
+    // on a configuration error, as the variables say
+    let vars: Record<string, string | undefined> = {};
+    try { vars = processVariables(); } catch { /* SADAD_ENV_FILE: reported above */ }
+    const s = this.settings();
+    const listCases = s instanceof ConfigError ? truthy(vars.SADAD_DRY_RUN) : s.run.dryRun;
+    const paymentsSettled = s instanceof ConfigError ? !vars.SADAD_BASE_URL?.trim() || !!vars.SADAD_PAYMENTS?.trim() : s.run.paymentsSettled;
+    console.log(formatPlan(plan ?? planOf(this.tests.map(plannedCase), unknownLimits), { listCases, paymentsSettled }));
   }
 }

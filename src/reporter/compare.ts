@@ -18,7 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../contract/prefix.js';
-import { oneOf } from '../config/env-values.js';
+import type { FailOn } from '../vocabulary/fail-on.js';
 import { CHANGE_KINDS, type BehaviourChange, type CaseReport, type CertificationReport, type ChangeKind, type Changes, type FingerprintDifference, type RuleChange, type VerdictChange } from './model.js';
 
 export type { BehaviourChange, ChangeKind, Changes, FingerprintDifference, RuleChange, VerdictChange } from './model.js';
@@ -213,8 +213,8 @@ export function formatChanges(ch: Changes, failOn: FailOn = 'fail', max = 8): st
 }
 
 /** SADAD_COMPARE (or `--compare`): the previous package, checked before anything is sent. */
-export function loadComparison(env: NodeJS.ProcessEnv = process.env): { file: string; report: CertificationReport } | null {
-  const raw = env.SADAD_COMPARE?.trim();
+export function loadComparison(compareFile: string | undefined): { file: string; report: CertificationReport } | null {
+  const raw = compareFile?.trim();
   if (!raw) return null;
   const file = resolve(raw);
   let text: string;
@@ -227,13 +227,7 @@ export function loadComparison(env: NodeJS.ProcessEnv = process.env): { file: st
   return { file: raw, report };
 }
 
-/**
- * SADAD_FAIL_ON: which outcome makes the exit code non-zero besides a run that does not certify.
- * `fail` (default): only that; `verdict`: also a verdict changed, a case added or removed, or a rule
- * changed since SADAD_COMPARE; `behaviour` (and its older name `change`): also what the target does;
- * `any`: also availability (fault kinds, the gateway's refusals, outages) and the fingerprint.
- */
-export type FailOn = 'fail' | 'verdict' | 'behaviour' | 'any' | 'change';
+export type { FailOn } from '../vocabulary/fail-on.js';
 
 export function failingKinds(failOn: FailOn): ChangeKind[] {
   switch (failOn) {
@@ -245,24 +239,14 @@ export function failingKinds(failOn: FailOn): ChangeKind[] {
 }
 
 /** The kinds of change that make this package's run fail under SADAD_FAIL_ON (none: it does not fail for a change). */
-export function changeFails(report: CertificationReport, env: NodeJS.ProcessEnv = process.env): ChangeKind[] {
-  const failOn = failOnOrDefault(env);
+export function changeFails(report: CertificationReport, failOn: FailOn): ChangeKind[] {
   const ch = report.changes;
   if (!ch) return [];
   const byKind = ch.byKind ?? { verdict: ch.verdicts.length + ch.added.length + ch.removed.length, behaviour: ch.behaviour.length, availability: 0, fingerprint: ch.fingerprint.length };
   return failingKinds(failOn).filter((k) => byKind[k] > 0);
 }
 
-/** SADAD_FAIL_ON, or `fail` when it is wrong (the run was stopped for that, naming the variable, before anything was sent). */
-export function failOnOrDefault(env: NodeJS.ProcessEnv = process.env): FailOn {
-  try { return failOnFrom(env); } catch { return 'fail'; }
-}
-
 /** The number of changes of these kinds, in words: `2 verdict, 1 behaviour`. */
 export function kindsText(ch: Changes, kinds: ChangeKind[]): string {
   return kinds.map((k) => `${ch.byKind?.[k] ?? 0} ${k}`).join(', ');
-}
-
-export function failOnFrom(env: NodeJS.ProcessEnv = process.env): FailOn {
-  return oneOf(env, 'SADAD_FAIL_ON', ['fail', 'verdict', 'behaviour', 'any', 'change'] as const, 'fail');
 }

@@ -4,8 +4,8 @@
  * verdict would then judge another suite, another target, or another set of cases.
  */
 import { maskText } from '../client/redact.js';
-import { profileOf } from '../vocabulary/profile.js';
-import { plannedLimits } from '../vocabulary/plan.js';
+import { ConfigError } from '../contract/prefix.js';
+import { readSettingsOrError, type Variables } from '../config/settings.js';
 import { gitState, schemaHash } from './fingerprint.js';
 import { narrowingArgs } from './narrowing.js';
 
@@ -33,7 +33,7 @@ const blank = (v: string | undefined) => v === undefined || v.trim() === '';
 const NOT_IDENTITY = /TOKEN|SECRET|PASS|^MOCK_PORT$|^MOCK_ACCESS_LOG$|^MOCK_LOG_LEVEL$/;
 
 /** The target as configured, before the global setup starts the embedded mock (whose port changes every run). */
-export function configuredTarget(env: NodeJS.ProcessEnv): string {
+export function configuredTarget(env: Variables): string {
   if (!blank(env.SADAD_BASE_URL)) return maskText(env.SADAD_BASE_URL!.trim().replace(/\/+$/, ''));
   const settings = Object.keys(env).filter((k) => k.startsWith('MOCK_') && !NOT_IDENTITY.test(k) && !blank(env[k])).sort()
     .map((k) => `${k}=${maskText(env[k]!.trim())}`);
@@ -41,17 +41,20 @@ export function configuredTarget(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * The identity of a run about to start with this environment and these `playwright test` arguments.
- * Must be called before the global setup (which sets SADAD_BASE_URL to the embedded mock's address).
+ * The identity of a run about to start with these variables and these `playwright test` arguments.
+ * Must be called with the variables as configured, before the global setup (which points
+ * SADAD_BASE_URL at the embedded mock's address). A configuration error leaves the limits unknown
+ * (the global setup stops the run on it, naming the variable).
  */
-export function runIdentity(env: NodeJS.ProcessEnv, argv: string[]): RunIdentity {
+export function runIdentity(env: Variables, argv: string[]): RunIdentity {
+  const settings = readSettingsOrError(env);
   let limits: RunIdentity['limits'] = null;
-  try {
-    const l = plannedLimits(env);
-    limits = { windowSeconds: l.windowSeconds, bill: l.perOperation['bill-enquiry']!, moi: l.perOperation['moi-enquiry']!, ...(env.SADAD_RATE_SHAPE?.trim() === 'spaced' ? { shape: 'spaced' as const } : {}) };
-  } catch { /* a configuration error: the global setup stops the run on it, naming the variable */ }
-  let profile: string;
-  try { profile = profileOf(env); } catch { profile = String(env.SADAD_PROFILE); }
+  let profile = String(env.SADAD_PROFILE);
+  if (!(settings instanceof ConfigError)) {
+    const l = settings.run.limits;
+    limits = { windowSeconds: l.windowSeconds, bill: l.perOperation['bill-enquiry']!, moi: l.perOperation['moi-enquiry']!, ...(settings.suite.rateShape === 'spaced' ? { shape: 'spaced' as const } : {}) };
+    profile = settings.run.profile;
+  }
   return {
     suiteCommit: gitState().commit,
     schemaHash: `sha256:${schemaHash().hash}`,

@@ -5,22 +5,22 @@
  */
 import { relative, resolve } from 'node:path';
 import { maskText } from '../client/redact.js';
-import { RESUME_FROM_ENV, runOnlyIds } from '../vocabulary/selection.js';
+import type { Settings } from '../config/settings.js';
 import { gitState, schemaHash, specHash, suiteVersion } from './fingerprint.js';
 import type { RunIdentity } from './identity.js';
 import type { PlanContext } from '../vocabulary/plan.js';
 import { RUN_FORMAT, type ManifestCase, type RunManifest } from './journal.js';
 import { readPackage } from './package.js';
 
-export function newRunManifest(input: { runId: string; dir: string; identity: RunIdentity; playwright: string; cases: ManifestCase[]; env?: NodeJS.ProcessEnv; planContext?: PlanContext }): RunManifest {
-  const env = input.env ?? process.env;
+export function newRunManifest(input: { runId: string; dir: string; identity: RunIdentity; playwright: string; cases: ManifestCase[]; settings: Settings | null; planContext?: PlanContext }): RunManifest {
+  const s = input.settings;
   const { name, version } = suiteVersion();
-  const from = env[RESUME_FROM_ENV];
+  const from = s?.run.resumeFrom;
   let resume: RunManifest['resume'] = null;
   if (from) {
     let runIds: string[] = [];
     try { runIds = readPackage(from)?.runs.map((r) => r.runId) ?? []; } catch { /* reported when the package is built */ }
-    resume = { from: relative(input.dir, resolve(from)).split('\\').join('/'), runIds, rerun: [...(runOnlyIds(env) ?? [])] };
+    resume = { from: relative(input.dir, resolve(from)).split('\\').join('/'), runIds, rerun: [...(s?.run.selection.runOnly ?? [])] };
   }
   return {
     format: RUN_FORMAT,
@@ -31,9 +31,9 @@ export function newRunManifest(input: { runId: string; dir: string; identity: Ru
     suite: { name, version, ...gitState() },
     schemaFiles: schemaHash().files,
     specHash: specHash(),
-    seed: env.SADAD_SEED || null,
-    target: { url: env.SADAD_BASE_URL ? maskText(env.SADAD_BASE_URL) : null, profile: env.SADAD_TARGET_PROFILE ? maskText(env.SADAD_TARGET_PROFILE) : null },
-    baselineFile: env.SADAD_BASELINE || null,
+    seed: s?.variables.SADAD_SEED || null,
+    target: { url: s?.variables.SADAD_BASE_URL ? maskText(s.variables.SADAD_BASE_URL) : null, profile: s?.variables.SADAD_TARGET_PROFILE ? maskText(s.variables.SADAD_TARGET_PROFILE) : null },
+    baselineFile: s?.variables.SADAD_BASELINE || null,
     playwright: input.playwright,
     node: process.version,
     ...(input.planContext ? { planContext: input.planContext } : {}),

@@ -7,10 +7,11 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyObject } from 'node:crypto';
-import { ConfigError, configFromEnv, packageKeyFromEnv, packageValidDaysFromEnv, secretValues } from '../config/index.js';
+import { ConfigError, packageKeyOf, packageValidDaysOf } from '../config/index.js';
+import type { Settings } from '../config/settings.js';
 import { operations } from '../contract/catalogue.js';
 import { maskText, registerSecret } from '../client/redact.js';
-import { loadBaseline, type Waiver } from '../vocabulary/baseline.js';
+import { readBaseline, type Waiver } from '../vocabulary/baseline.js';
 import { TEMP_SUFFIX, writeFileAtomic } from '../base/atomic.js';
 import { writeChecksums } from './checksum.js';
 import { removeAttestation, writeAttestation, writeZip } from './attestation.js';
@@ -52,10 +53,9 @@ export function readPreflight(dir: string, runId: string): PreflightReport | nul
   }
 }
 
-/** The masking registry is per process: the runner and the certify command learn the run's secrets here. */
-export function registerSecrets(env: NodeJS.ProcessEnv = process.env): void {
-  try { for (const s of secretValues(configFromEnv(env))) registerSecret(s); } catch { /* a configuration error is reported by the global setup */ }
-  for (const name of ['SADAD_ACCESS_TOKEN', 'SADAD_CLIENT_SECRET', 'SADAD_SIGNING_KEY_PASSPHRASE', 'SADAD_TLS_PASSPHRASE']) registerSecret(env[name]);
+/** The masking registry is per process: the runner and the certify command learn the run's secrets here (config's `configuredSecrets`). */
+export function registerSecrets(secrets: readonly string[]): void {
+  for (const s of secrets) registerSecret(s);
 }
 
 /** A package on disk, or null when there is none; an unreadable one, or one of another format, is an error naming the file. */
@@ -110,7 +110,10 @@ function runCalls(dir: string, manifest: RunManifest, evidenceExchanges: Exchang
 }
 
 /** Builds the package of the run `manifest` describes, merged into the package it resumes, if any. Reads only. */
-export function buildPackage(dir: string, manifest: RunManifest, now = new Date()): BuiltPackage {
+/** What a package is built with besides its run's evidence: the previous package it is compared with (SADAD_COMPARE). */
+export interface PackageOptions { compareFile?: string | undefined }
+
+export function buildPackage(dir: string, manifest: RunManifest, now = new Date(), options: PackageOptions = {}): BuiltPackage {
   const runId = manifest.runId;
   const errors: string[] = [...(manifest.end?.errors ?? [])];
   const { previous, previousDir } = resumedPackage(dir, manifest, errors);
@@ -173,7 +176,7 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
     runErrors: errors,
     cases,
   };
-  const comparison = loadComparison();
+  const comparison = loadComparison(options.compareFile);
   if (comparison) report.changes = compareReports(comparison.report, report, comparison.file);
   return { report, carried, exchanges: evidence };
 }
@@ -235,7 +238,7 @@ function sortCases(cases: CaseReport[]): CaseReport[] {
 /** The baseline as the run named it, applied to the merged verdicts (a baseline it cannot read is a run error). */
 function withWaivers(cases: CaseReport[], baselineFile: string | null, errors: string[]) {
   let waivers: Waiver[] = [];
-  try { waivers = loadBaseline({ SADAD_BASELINE: baselineFile ?? undefined }); } catch (e) { errors.push(maskText((e as Error).message)); }
+  try { waivers = baselineFile ? readBaseline(baselineFile) : []; } catch (e) { errors.push(maskText((e as Error).message)); }
   const waiverReports = classifyWaivers(waivers, cases);
   return {
     waiverReports,
@@ -288,17 +291,23 @@ function fingerprintOf(manifest: RunManifest, runs: RunSummary[], status: RunSum
   };
 }
 
+/** The package options a run's settings give (none on a configuration error: the run reports that). */
+export function packageOptionsOf(settings: Settings | ConfigError): PackageOptions {
+  return settings instanceof ConfigError ? {} : { compareFile: settings.run.compareFile };
+}
+
 /** What signs a package: SADAD_PACKAGE_KEY's key, and SADAD_PACKAGE_VALID_DAYS. */
 export interface PackageSigning { key: KeyObject; validDays: number }
 
 /**
- * The package's signing key from the environment, or null (unset). The run checked it before its
+ * The package's signing key from the settings, or null (unset). The run checked it before its
  * first call (config/index.ts); a key that has gone bad since leaves the package unsigned, and says so.
  */
-export function signingFromEnv(env: NodeJS.ProcessEnv = process.env): PackageSigning | null {
+export function signingOf(settings: Settings | ConfigError): PackageSigning | null {
+  if (settings instanceof ConfigError) return null;
   try {
-    const k = packageKeyFromEnv(env);
-    return k ? { key: k.key, validDays: packageValidDaysFromEnv(env) } : null;
+    const k = packageKeyOf(settings.variables);
+    return k ? { key: k.key, validDays: packageValidDaysOf(settings.variables) } : null;
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     console.error(`\nThe package is not signed: ${e.message}\n`);
@@ -313,7 +322,7 @@ export function signingFromEnv(env: NodeJS.ProcessEnv = process.env): PackageSig
  * the signed statement (certification.intoto.json, with a signing key; attestation.ts), and the zip
  * of it all (certification.zip).
  */
-export function writePackage(dir: string, built: BuiltPackage, signing: PackageSigning | null = signingFromEnv()): void {
+export function writePackage(dir: string, built: BuiltPackage, signing: PackageSigning | null): void {
   writeCarried(dir, built.carried);
   // a PASS the whole run showed vacuous (conditions.ts): its evidence file says what the package says
   for (const c of built.report.cases) {
@@ -345,12 +354,11 @@ function writeCarried(dir: string, carried: BuiltPackage['carried']): void {
 }
 
 /** `npm run certify -- --report`: the package of the last run, rebuilt from its manifest and evidence alone. Sends nothing. */
-export function rebuildPackage(dir: string): CertificationReport {
+export function rebuildPackage(dir: string, settings: Settings | ConfigError): CertificationReport {
   const manifest = readManifest(dir);
   if (!manifest) throw new JournalError(`no run to report on in ${dir}: it holds no run.json (a run writes it when its cases start)`);
-  registerSecrets();
-  const built = buildPackage(dir, manifest);
-  writePackage(dir, built);
+  const built = buildPackage(dir, manifest, new Date(), packageOptionsOf(settings));
+  writePackage(dir, built, signingOf(settings));
   return built.report;
 }
 
@@ -358,11 +366,11 @@ export function rebuildPackage(dir: string): CertificationReport {
  * The package of the last run in `dir`: certification.json when it was written for the run that
  * run.json describes, else rebuilt (and written) from the journal. Null when `dir` holds no run.
  */
-export function currentPackage(dir: string): { report: CertificationReport; rebuilt: boolean } | null {
+export function currentPackage(dir: string, settings: Settings | ConfigError): { report: CertificationReport; rebuilt: boolean } | null {
   const manifest = readManifest(dir);
   let existing: CertificationReport | null = null;
   try { existing = readPackage(dir); } catch (e) { if (!manifest) throw e; }
   if (!manifest) return existing ? { report: existing, rebuilt: false } : null;
   if (existing && lastRunId(existing) === manifest.runId) return { report: existing, rebuilt: false };
-  return { report: rebuildPackage(dir), rebuilt: true };
+  return { report: rebuildPackage(dir, settings), rebuilt: true };
 }

@@ -4,7 +4,7 @@
  * `max over operations of ceil(calls / limit) x window`).
  */
 import type { Limits, PlanContext } from '../vocabulary/plan.js';
-import { describePayments, paymentPlan, paymentsSettled, type PaymentPlan } from '../vocabulary/payment-guard.js';
+import { describePayments, paymentPlan, type PaymentPlan } from '../vocabulary/payment-guard.js';
 import { familyIds, operationIds, type Plan, type PlannedCase } from './model.js';
 
 export type { Plan, PlannedCase };
@@ -66,7 +66,7 @@ export function formatDuration(seconds: number): string {
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 
 /** The dry run's printout. */
-export function formatPlan(plan: Plan, options: { listCases: boolean }): string {
+export function formatPlan(plan: Plan, options: { listCases: boolean; paymentsSettled: boolean }): string {
   const lines: string[] = [];
   const ops = operationIds(plan.cases).filter((op) => plan.byOperation[op] || plan.calls[op]);
   if (options.listCases) {
@@ -103,6 +103,6 @@ export function formatPlan(plan: Plan, options: { listCases: boolean }): string 
     (plan.estimate.bound ? ` (bound by ${plan.estimate.bound}: ceil(calls / limit) x window; the operations run in parallel)` : ''));
   lines.push('');
   lines.push(`Payments: ${describePayments(plan.payments)}`);
-  if (!paymentsSettled()) lines.push('A real run against this target stops before the first call unless SADAD_PAYMENTS is set: on to allow these payments, off to run without them.');
+  if (!options.paymentsSettled) lines.push('A real run against this target stops before the first call unless SADAD_PAYMENTS is set: on to allow these payments, off to run without them.');
   return lines.join('\n');
 }

@@ -8,7 +8,7 @@
 import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERDICT_ORDER } from '../vocabulary/verdicts.js';
-import { RESUME_FROM_ENV, RUN_ONLY_ENV } from '../vocabulary/selection.js';
+import { readSettingsOrError, RESUME_FROM_ENV, RUN_ONLY_ENV, type Variables } from '../config/settings.js';
 import { identityDifferences, runIdentity } from './identity.js';
 import { JournalError, PREVIOUS_DIR, RUN_FILE } from './journal.js';
 import { PACKAGE_FILES } from './files.js';
@@ -32,12 +32,12 @@ const countsLine = (r: CertificationReport) => VERDICT_ORDER.filter((v) => r.cou
  * and these `playwright test` arguments. Writes only under `dir`: the rebuilt package when the
  * last run left none, `previous/`, and the list of cases to run.
  */
-export function prepareResume(input: { dir: string; env: NodeJS.ProcessEnv; args: string[]; rerunFailed: boolean }): ResumePlan {
+export function prepareResume(input: { dir: string; env: Variables; args: string[]; rerunFailed: boolean }): ResumePlan {
   const { dir } = input;
   const flag = input.rerunFailed ? '--rerun-failed' : '--resume';
   let found: ReturnType<typeof currentPackage>;
   try {
-    found = currentPackage(dir);
+    found = currentPackage(dir, readSettingsOrError(input.env));
   } catch (e) {
     if (e instanceof JournalError) return { kind: 'refuse', message: `${flag}: ${e.message}. Nothing was sent.` };
     throw e;

@@ -2,7 +2,7 @@
  * The embedded mock: started in the runner process when no target is configured (and once per
  * target of a multi-target run). Its variables go to the workers as the suite's own.
  */
-import type { SuiteConfig } from '../config/index.js';
+import type { Settings } from '../config/settings.js';
 import { formatFaults } from '../mock/faults.js';
 
 export interface EmbeddedMock {
@@ -16,9 +16,10 @@ export interface EmbeddedMock {
 }
 
 /** `env` holds the MOCK_* variables; a window or limit it leaves unset follows the suite's (`config`). */
-export async function startEmbeddedMock(env: NodeJS.ProcessEnv, config: Pick<SuiteConfig, 'rateWindowSeconds' | 'rateLimits'>): Promise<EmbeddedMock> {
+export async function startEmbeddedMock(settings: Pick<Settings, 'variables' | 'suite'>): Promise<EmbeddedMock> {
   const { startMock, mockOptionsFromEnv } = await import('../mock/index.js');
-  env = { ...env };
+  const config = settings.suite;
+  const env: Record<string, string | undefined> = { ...settings.variables };
   env.MOCK_RATE_WINDOW_SECONDS ??= String(config.rateWindowSeconds);
   env.MOCK_RATE_LIMIT_BILL ??= String(config.rateLimits.bill);
   env.MOCK_RATE_LIMIT_MOI ??= String(config.rateLimits.moi);

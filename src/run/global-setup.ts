@@ -3,27 +3,24 @@
  * variable), starts the embedded mock when no target is configured, starts the pacing coordinator
  * all workers share, and, against a configured target, runs the preflight (a run that cannot
  * succeed stops here, exit 2, with a package that says why). What it decides reaches the workers
- * through process.env.
+ * as one published settings value (config/settings.ts, publishSettings).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, configFromEnv, loadEnvFile } from '../config/index.js';
+import { ConfigError } from '../config/index.js';
+import { processSettings, publishSettings, readSettings, configuredSecrets, type Settings } from '../config/settings.js';
 import { startCoordinator } from '../pacer/coordinator.js';
 import { startEmbeddedMock } from './embedded-mock.js';
-import { failOnFrom, loadComparison } from '../reporter/compare.js';
-import { reportsDir } from '../paths.js';
+import { loadComparison } from '../reporter/compare.js';
 import { limitsOf } from '../suite/runtime.js';
 import { CERTIFICATION_REPORTER } from '../vocabulary/verdicts.js';
 import { loadTargetData } from '../config/target-data.js';
-import { loadBaseline } from '../vocabulary/baseline.js';
 import { caseFilter } from '../vocabulary/selection.js';
-import { profileOf } from '../vocabulary/profile.js';
-import { allCases } from '../suite/cases.js';
+import { allCases, registrationOf } from '../suite/cases.js';
 import { needsOf } from '../suite/case.js';
 import { applicable } from '../reporter/plan.js';
-import { guardMessage, paymentPlan, paymentsSettled } from '../vocabulary/payment-guard.js';
+import { guardMessage, paymentPlan } from '../vocabulary/payment-guard.js';
 import { maskText } from '../client/redact.js';
-import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { healthOf } from '../client/client.js';
 import { closeDispatcher } from '../net/index.js';
@@ -31,9 +28,9 @@ import { RemotePacer } from '../pacer/remote.js';
 import { formatStopped, PREFLIGHT_CALLS, PREFLIGHT_FILE, runPreflight, findingLines, type PreflightReport } from '../preflight/index.js';
 import { writeFileAtomic } from '../base/atomic.js';
 import { runIdentity } from '../reporter/identity.js';
-import { writeManifest } from '../reporter/journal.js';
+import { newRunId, writeManifest } from '../reporter/journal.js';
 import { newRunManifest } from '../reporter/manifest.js';
-import { buildPackage, OUTAGES_FILE, registerSecrets, writePackage } from '../reporter/package.js';
+import { buildPackage, OUTAGES_FILE, packageOptionsOf, registerSecrets, signingOf, writePackage } from '../reporter/package.js';
 import { pacingSummary, spanText } from '../reporter/availability.js';
 import type { BudgetStats } from '../pacer/budget.js';
 import { generatorFor, minimalEnquiry } from '../preflight/index.js';
@@ -41,7 +38,6 @@ import { summarize } from '../client/exchange.js';
 import type { Outage, OutageOptions } from '../pacer/outage.js';
 import type { OperationId } from '../contract/catalogue.js';
 import { planOf } from '../reporter/plan.js';
-import { plannedContext, plannedLimits } from '../vocabulary/plan.js';
 import type { FullConfig } from '@playwright/test';
 import { plannedCaseDefinitions } from '../suite/cases.js';
 import { configuredClient } from '../suite/runtime.js';
@@ -64,69 +60,74 @@ function stopOn(e: unknown): never {
 }
 
 export default async function globalSetup(playwright?: FullConfig): Promise<() => Promise<void>> {
-  if (process.env.SADAD_DRY_RUN === '1' || process.env.SADAD_DRY_RUN === 'true') {
+  // the settings as configured: the identity of the run is read from them, before the embedded mock's address replaces the target
+  const configured = orStop(() => processSettings());
+  if (configured.run.dryRun) {
     // a raw `playwright test` would run for real: the dry run goes through the certify wrapper
     console.error('\nSADAD_DRY_RUN is set: run the dry run with `npm run certify` (or `npm run certify -- --list`). Nothing was sent.\n');
     process.exit(2);
   }
-  // the identity of the run as configured, before the embedded mock's address replaces the target
-  const identity = runIdentity(process.env, process.argv);
-  let config = orStop(() => {
-    loadEnvFile();
-    loadBaseline();
-    caseFilter();
-    profileOf();
-    loadComparison();
-    failOnFrom();
-    return configFromEnv();
-  });
-  if (!paymentsSettled()) {
-    const selected = caseFilter();
+  const identity = runIdentity(configured.variables, process.argv);
+  // the previous package is read now: a wrong SADAD_COMPARE stops the run before anything is sent
+  orStop(() => loadComparison(configured.run.compareFile));
+  const reg = registrationOf(configured);
+  if (!configured.run.paymentsSettled) {
+    const config = configured.suite;
+    const selected = caseFilter(configured.run.selection);
     // the cases that will send something, as the dry run counts them (reporter/plan.ts)
-    const context = { workers: 1, signer: !!(config.signer || config.signingKey), payments: config.payments };
-    const planned = allCases().map(([def]) => def).filter((def) => selected(def.id) && applicable({ needs: needsOf(def) }, context));
+    const context = { workers: 1, ...configured.run.plan };
+    const planned = allCases(reg).map(([def]) => def).filter((def) => selected(def.id) && applicable({ needs: needsOf(def) }, context));
     // the preflight's payment calls are refused by design: counted as calls, never as payments
     const preflightCalls = config.preflight ? [{ calls: { ...PREFLIGHT_CALLS } }] : [];
     console.error(`\n${guardMessage(paymentPlan([...planned.map((d) => ({ calls: d.calls ?? { [d.op]: 1 }, payments: d.payments })), ...preflightCalls]), maskText(config.baseUrl ?? ''))}\n`);
     process.exit(2);
   }
-  process.env.SADAD_RUN_ID ??= `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
-  // decided before the embedded mock's address is set: a configured target gets a preflight, the embedded mock none (unless asked)
-  const preflight = config.preflight;
-  // said explicitly, so that the reporter and the workers, who read the configuration after the embedded
-  // mock's address is set, agree (the plan counts the preflight's calls only when it runs)
-  process.env.SADAD_PREFLIGHT = preflight ? 'on' : 'off';
+  // what this setup decides for every process of the run: published with the configured variables, as one value
+  const runId = configured.run.runId ?? newRunId();
+  const decided: Record<string, string> = {
+    SADAD_RUN_ID: runId,
+    // decided before the embedded mock's address is set: a configured target gets a preflight, the
+    // embedded mock none (unless asked); said explicitly, so that the reporter and the workers, who
+    // read the settings after the embedded mock's address is set, agree (the plan counts the
+    // preflight's calls only when it runs)
+    SADAD_PREFLIGHT: configured.suite.preflight ? 'on' : 'off',
+  };
+  const preflight = configured.suite.preflight;
+  const dir = configured.run.reportsDir;
   // evidence of an earlier run must not mix with this one's
-  rmSync(join(reportsDir(), 'evidence'), { recursive: true, force: true });
-  rmSync(join(reportsDir(), PREFLIGHT_FILE), { force: true });
-  rmSync(join(reportsDir(), OUTAGES_FILE), { force: true });
+  rmSync(join(dir, 'evidence'), { recursive: true, force: true });
+  rmSync(join(dir, PREFLIGHT_FILE), { force: true });
+  rmSync(join(dir, OUTAGES_FILE), { force: true });
   const closers: (() => Promise<void>)[] = [];
   // what the embedded mock injected (MOCK_FAULTS), beside what the cases met, in pacing.json
   let injectedFaults: (() => unknown) | undefined;
-  let target = config.baseUrl ?? '';
-  if (!config.baseUrl) {
-    const mock = await startEmbeddedMock(process.env, config).catch(stopOn);
+  let target = configured.suite.baseUrl ?? '';
+  if (!configured.suite.baseUrl) {
+    const mock = await startEmbeddedMock(configured).catch(stopOn);
     closers.push(mock.close);
     injectedFaults = mock.faultCounts;
     target = mock.url;
-    Object.assign(process.env, mock.env);
-    config = configFromEnv();
+    Object.assign(decided, mock.env);
   }
-  process.env.SADAD_SEED = String(config.seed);
-  process.env.SADAD_TARGET_PROFILE ??= 'configured target';
+  const chosen = orStop(() => readSettings({ ...configured.variables, ...decided }));
+  decided.SADAD_SEED = String(chosen.suite.seed);
+  decided.SADAD_TARGET_PROFILE = chosen.run.targetProfile ?? 'configured target';
+  const config = chosen.suite;
   const targetData = orStop(() => loadTargetData(config.dataFile));
-  const watcher = await outageWatcher(config, targetData);
+  const watcher = await outageWatcher(config, targetData, runId, dir);
   closers.push(watcher.close);
   const coordinator = await startCoordinator({
     windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), leaseMs: config.requestTimeoutMs + 10_000,
     claimable: { bills: targetData?.bills.length ?? 0, fees: targetData?.fees.length ?? 0 },
     outage: watcher.options,
   });
-  process.env.SADAD_PACER_URL = coordinator.url;
-  console.log(`target ${target} (${process.env.SADAD_TARGET_PROFILE}); seed ${config.seed}${config.seedFromEnv ? '' : ' (random; set SADAD_SEED to replay)'}; ` +
+  decided.SADAD_PACER_URL = coordinator.url;
+  // the workers and the reporter read these settings (config/settings.ts)
+  const settings = publishSettings({ ...configured.variables, ...decided });
+  console.log(`target ${target} (${decided.SADAD_TARGET_PROFILE}); seed ${config.seed}${config.seedFromEnv ? '' : ' (random; set SADAD_SEED to replay)'}; ` +
     `limits bill ${config.rateLimits.bill}, MOI ${config.rateLimits.moi} per ${config.rateWindowSeconds} s`);
   if (preflight) {
-    const stopped = await preflightOrStop(config, coordinator.url, targetData, identity, playwright?.workers ?? 1);
+    const stopped = await preflightOrStop(settings, coordinator.url, targetData, identity, playwright?.workers ?? 1);
     if (stopped) {
       await coordinator.close();
       for (const close of closers.reverse()) await close();
@@ -138,12 +139,12 @@ export default async function globalSetup(playwright?: FullConfig): Promise<() =
     const stats = await coordinator.app.inject({ method: 'GET', url: '/stats' }).then((r) => r.json()).catch(() => ({}));
     // the gateway's over-limit answers other than 429, as the rate-limit cases identified them
     const overLimit = await coordinator.app.inject({ method: 'GET', url: '/over-limit' }).then((r) => (r.json() as { status: number; op: string }[]).map(({ status, op }) => ({ status, op }))).catch(() => []);
-    mkdirSync(reportsDir(), { recursive: true });
-    writeFileSync(join(reportsDir(), 'pacing.json'), JSON.stringify({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), shape: config.rateShape, operations: stats, overLimit, ...(injectedFaults ? { injectedFaults: injectedFaults() } : {}) }, null, 2));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'pacing.json'), JSON.stringify({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config), shape: config.rateShape, operations: stats, overLimit, ...(injectedFaults ? { injectedFaults: injectedFaults() } : {}) }, null, 2));
     console.log(pacingLine(stats as Record<string, BudgetStats>, overLimit));
     await coordinator.close();
     for (const close of closers.reverse()) await close();
-    failOnVerdicts();
+    failOnVerdicts(dir, settings.run.runId);
   };
 }
 
@@ -162,12 +163,11 @@ function pacingLine(stats: Record<string, BudgetStats>, overLimit: { status: num
  * and ends (a killed run still has it), a line on the console for each, and the graceful stop once
  * an outage outlasts SADAD_MAX_OUTAGE_SECONDS (the unfinished cases NOT_RUN, resumable).
  */
-async function outageWatcher(config: SuiteConfig, targetData: TargetData | undefined): Promise<{ options: Omit<OutageOptions, 'windowMs'>; close: () => Promise<void> }> {
+async function outageWatcher(config: SuiteConfig, targetData: TargetData | undefined, runId: string, dir: string): Promise<{ options: Omit<OutageOptions, 'windowMs'>; close: () => Promise<void> }> {
   // the coordinator wraps each probe in its budget: this client sends directly
   const client = await configuredClient(config).catch(stopOn);
   const gen = generatorFor(config);
   const told = new Map<string, 'down' | 'back' | 'gave up'>();
-  const runId = process.env.SADAD_RUN_ID!;
   const at = (iso: string) => iso.slice(11, 19);
   return {
     close: () => closeDispatcher(config.network),
@@ -180,8 +180,8 @@ async function outageWatcher(config: SuiteConfig, targetData: TargetData | undef
         return { ...health, at: new Date().toISOString(), summary: maskText(summarize(ex)).slice(0, 300) };
       },
       onChange: (outages: Outage[]) => {
-        mkdirSync(reportsDir(), { recursive: true });
-        writeFileAtomic(join(reportsDir(), OUTAGES_FILE), JSON.stringify({ runId, outages }, null, 2) + '\n');
+        mkdirSync(dir, { recursive: true });
+        writeFileAtomic(join(dir, OUTAGES_FILE), JSON.stringify({ runId, outages }, null, 2) + '\n');
         for (const o of outages) {
           const state = o.gaveUp ? 'gave up' : o.end ? 'back' : 'down';
           if (told.get(o.start) === state) continue;
@@ -205,16 +205,16 @@ async function outageWatcher(config: SuiteConfig, targetData: TargetData | undef
  * finds the run cannot succeed, the package is written here, every planned case NOT_RUN with the
  * reason, and true is returned: the run stops before its first case.
  */
-async function preflightOrStop(config: SuiteConfig, pacerUrl: string, targetData: TargetData | undefined, identity: ReturnType<typeof runIdentity>, workers: number): Promise<boolean> {
-  const dir = reportsDir();
-  const runId = process.env.SADAD_RUN_ID!;
-  const planned = plannedCaseDefinitions(caseFilter());
-  let estimatedSeconds: number | undefined;
-  try { estimatedSeconds = planOf(planned.map(({ def }) => ({ id: def.id, operation: def.op, family: def.family, level: def.level, calls: def.calls ?? { [def.op]: 1 } })), plannedLimits()).estimate.seconds; } catch { /* no estimate, no warning */ }
+async function preflightOrStop(settings: Settings, pacerUrl: string, targetData: TargetData | undefined, identity: ReturnType<typeof runIdentity>, workers: number): Promise<boolean> {
+  const { suite: config, run } = settings;
+  const dir = run.reportsDir;
+  const runId = run.runId!;
+  const planned = plannedCaseDefinitions(registrationOf(settings), caseFilter(run.selection));
+  const estimatedSeconds = planOf(planned.map(({ def }) => ({ id: def.id, operation: def.op, family: def.family, level: def.level, calls: def.calls ?? { [def.op]: 1 } })), run.limits).estimate.seconds;
   const client = await configuredClient(config, new RemotePacer(pacerUrl)).catch(stopOn);
   let report: PreflightReport;
   try {
-    report = await runPreflight({ config, client, targetData, runId, env: process.env, ...(estimatedSeconds ? { estimatedSeconds } : {}) });
+    report = await runPreflight({ config, client, targetData, runId, env: settings.variables, ...(estimatedSeconds ? { estimatedSeconds } : {}) });
   } finally {
     // the workers build their own dispatcher; this process keeps no connection open to the target
     await closeDispatcher(config.network);
@@ -227,16 +227,16 @@ async function preflightOrStop(config: SuiteConfig, pacerUrl: string, targetData
     console.log(`preflight: ${report.route}, ${calls} call${calls === 1 ? '' : 's'} in ${(report.durationMs / 1000).toFixed(1)} s: ready${warnings.length ? `, with ${warnings.length} warning${warnings.length === 1 ? '' : 's'}:\n${warnings.map((w) => `  ! ${w}`).join('\n')}` : ''}`);
     return false;
   }
-  registerSecrets();
+  registerSecrets(configuredSecrets(settings.variables));
   const { version } = createRequire(import.meta.url)('@playwright/test/package.json') as { version: string };
   const cases = planned.map(({ def, file }) => ({
     id: def.id, title: `${def.id} §${def.sections.join(' §')}`, file, operation: def.op, family: def.family, level: def.level,
     sections: def.sections, expectation: def.expectation, calls: def.calls ?? { [def.op]: 1 },
   }));
-  const manifest = newRunManifest({ runId, dir, identity, playwright: version, cases, planContext: { ...plannedContext(workers), preflight: true } });
+  const manifest = newRunManifest({ runId, dir, identity, playwright: version, cases, settings, planContext: { workers, ...run.plan, preflight: true } });
   manifest.end = { finishedAt: new Date().toISOString(), status: 'preflight', durationMs: report.durationMs, errors: [] };
   writeManifest(dir, manifest);
-  writePackage(dir, buildPackage(dir, manifest));
+  writePackage(dir, buildPackage(dir, manifest, new Date(), packageOptionsOf(settings)), signingOf(settings));
   console.error(`\n${formatStopped(report, join(dir, 'certification.html'))}\n`);
   return true;
 }
@@ -247,14 +247,14 @@ async function preflightOrStop(config: SuiteConfig, pacerUrl: string, targetData
  * package; when a run has no such reporter (`--reporter=dot`), this does, so the exit code never
  * depends on the reporters chosen. Both run in the runner process: the reporter says it is there.
  */
-function failOnVerdicts(): void {
+function failOnVerdicts(reportsDir: string, runId: string | undefined): void {
   if ((globalThis as { [CERTIFICATION_REPORTER]?: boolean })[CERTIFICATION_REPORTER]) return;
-  const dir = join(reportsDir(), 'evidence');
+  const dir = join(reportsDir, 'evidence');
   let failed: string[] = [];
   try {
     failed = readdirSync(dir).filter((f) => f.endsWith('.json') && !f.startsWith('.')).flatMap((f) => {
       const ev = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { id: string; runId?: string; testStatus?: string; verdict?: string };
-      return ev.runId === process.env.SADAD_RUN_ID && ev.testStatus === 'failed' ? [`${ev.verdict} ${ev.id}`] : [];
+      return ev.runId === runId && ev.testStatus === 'failed' ? [`${ev.verdict} ${ev.id}`] : [];
     });
   } catch { /* no evidence: no case ran */ }
   if (failed.length) throw new Error(`${failed.length} case${failed.length === 1 ? '' : 's'} failed (${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', ...' : ''}): the run fails`);

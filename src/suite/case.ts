@@ -19,10 +19,7 @@ import { RequestGenerator, type BillSubject, type MoiSubject } from '../generato
 import { classify, type Outcome } from '../client/outcome.js';
 import { judgingConfig, type Runtime } from './runtime.js';
 import { answerFact } from './walk.js';
-import { profileOf } from '../vocabulary/profile.js';
 import { roundRobin, runtimeOf } from './targets.js';
-import { loadBaseline, type Waiver } from '../vocabulary/baseline.js';
-import { caseFilter } from '../vocabulary/selection.js';
 import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from '../vocabulary/verdicts.js';
 import { answerSignature, exhausted, retryAfterMs, retryDelayMs, sleep, transientKind, type Fault, type FaultKind } from '../client/transient.js';
 import { coveredBy } from '../pacer/outage.js';
@@ -534,8 +531,7 @@ export function collectCases(register: () => void): CaseSpec[] {
  * and the workers spend the four operations' rate budgets in parallel.
  */
 export function interleave(lists: CaseSpec[][]): CaseSpec[] {
-  const selected = caseFilter();
-  return roundRobin(lists.map((l) => l.filter(([def]) => selected(def.id))));
+  return roundRobin(lists);
 }
 
 /** Registers the cases as Playwright tests; called from the spec file so reports point at it. */
@@ -592,9 +588,6 @@ export async function runCase(c: CaseContext, body: CaseBody): Promise<void> {
   }
 }
 
-let baseline: Waiver[] | undefined;
-const waivers = () => (baseline ??= loadBaseline());
-
 /**
  * reports/evidence/<case id>.json, written the moment the case ends (atomically: a kill never leaves
  * half a file): its verdict, notes, observations, faults and masked exchanges, and everything the
@@ -606,14 +599,14 @@ function recordEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, te
   // Playwright keeps the test's start only privately; the first exchange is the next best thing
   const started = (testInfo as unknown as { _startWallTime?: number })._startWallTime ?? (Date.parse(c.exchanges[0]?.startedAt ?? '') || finished);
   writeEvidence(c.rt.reportsDir, {
-    id: c.def.id, runId: process.env.SADAD_RUN_ID, writtenBy: 'case', title: maskText(testInfo.title), file: relative(ROOT, testInfo.file).split('\\').join('/'),
+    id: c.def.id, runId: c.rt.runId, writtenBy: 'case', title: maskText(testInfo.title), file: relative(ROOT, testInfo.file).split('\\').join('/'),
     verdict, testStatus, level: c.def.level, family: c.def.family, op: c.def.op, sections: c.def.sections, expectation: c.def.expectation,
     calls: c.def.calls ?? { [c.def.op]: 1 },
     startedAt: new Date(started).toISOString(), finishedAt: new Date(finished).toISOString(), durationMs: Math.max(0, finished - started),
     notes: c.notes, observations: c.observations, facts: c.stableFacts(), transient: c.faults,
     accepted: [...c.acceptedOps], ...(c.requiresAcceptance ? { requires: { acceptance: c.requiresAcceptance } } : {}),
     // what a re-judge needs besides the exchanges (src/replay): the worker state's order, the configuration the verdict depends on, the inputs read
-    replay: { worker: c.rt.worker, seq: c.seq, config: { ...judgingConfig(c.rt, profileOf()) }, inputs: c.inputs },
+    replay: { worker: c.rt.worker, seq: c.seq, config: { ...judgingConfig(c.rt, c.rt.profile) }, inputs: c.inputs },
     annotations: testInfo.annotations.map((a) => ({ type: a.type, ...(a.description === undefined ? {} : { description: maskText(a.description) }) })),
     exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs,
       // "Reproduce it": the command that sends this request again, for every case a reader will look into
@@ -629,7 +622,7 @@ function finish(c: CaseContext, testInfo: TestInfo): void {
   if (c.faults.length) testInfo.annotations.push({ type: 'transient', description: JSON.stringify(c.faults) });
   const causes = c.notes.filter((n) => n.cause).map((n) => ({ verdict: n.verdict, cause: n.cause, ...(n.testedBy ? { testedBy: n.testedBy } : {}) }));
   if (causes.length) testInfo.annotations.push({ type: 'causes', description: JSON.stringify(causes) });
-  const waiver = waivers().find((w) => w.case === c.def.id);
+  const waiver = c.rt.waivers.find((w) => w.case === c.def.id);
   if (waiver) testInfo.annotations.push({ type: waiver.verdict === verdict ? 'waiver-used' : 'waiver-not-needed', description: `${waiver.verdict}: ${waiver.comment}` });
   // INCONCLUSIVE and NOT_RUN block certification like ERROR: the run fails on them too (outcome.ts)
   const status = testStatusOf(verdict, waiver?.verdict === verdict);

@@ -5,7 +5,12 @@
  */
 import { operations, type OperationId } from '../contract/catalogue.js';
 import { collectCases, type CaseSpec } from './case.js';
-import { smokeRun, type Profile } from '../vocabulary/profile.js';
+
+export { registrationOf, registrationWith, type Registration } from './registration.js';
+import type { Settings } from '../config/settings.js';
+import { ConfigError } from '../contract/prefix.js';
+import { registrationOf, registrationWith, type Registration } from './registration.js';
+import { caseFilter } from '../vocabulary/selection.js';
 import { registerDuplicateCases } from './rules/duplicates.js';
 import { registerFlowCases } from './rules/flows.js';
 import { registerHeaderCases } from './rules/headers.js';
@@ -15,16 +20,7 @@ import { registerRequestFieldCases } from './rules/request-fields.js';
 import { registerResponseCases } from './rules/response.js';
 import { registerRobustnessCases } from './rules/robustness.js';
 
-/**
- * What the definitions of the cases depend on besides the code: the profile (the smoke profile sends
- * fewer bursts). A run takes its own (registrationOfRun); a re-judge the one the evidence records.
- */
-export interface Registration { profile: Profile }
-
-/** The run's registration: its SADAD_PROFILE (a wrong value was reported, naming the variable, before the run). */
-export const registrationOfRun = (): Registration => ({ profile: smokeRun() ? 'smoke' : 'full' });
-
-const perOperation = (register: (op: OperationId) => void) => (_reg: Registration = registrationOfRun()) => operations.map((op) => collectCases(() => register(op.id)));
+const perOperation = (register: (op: OperationId, reg: Registration) => void) => (reg: Registration) => operations.map((op) => collectCases(() => register(op.id, reg)));
 
 /**
  * The payment operations' rate-limit cases, first in the run (specs/bursts.spec.ts sorts before the
@@ -39,18 +35,18 @@ const BURSTS_FIRST = new Set<OperationId>(operations.filter((op) => op.kind === 
 
 /** Per spec file: its cases, as lists to interleave. */
 export const CASE_GROUPS = {
-  bursts: perOperation((op) => { if (BURSTS_FIRST.has(op)) registerRateLimitCases(op); }),
+  bursts: perOperation((op, reg) => { if (BURSTS_FIRST.has(op)) registerRateLimitCases(op, reg); }),
   response: perOperation(registerResponseCases),
   'request-fields': perOperation(registerRequestFieldCases),
   headers: perOperation(registerHeaderCases),
-  'rate-limit': perOperation((op) => { if (!BURSTS_FIRST.has(op)) registerRateLimitCases(op); }),
-  payments: (reg: Registration = registrationOfRun()) => [collectCases(() => registerDuplicateCases(reg)), collectCases(registerFlowCases)],
+  'rate-limit': perOperation((op, reg) => { if (!BURSTS_FIRST.has(op)) registerRateLimitCases(op, reg); }),
+  payments: (reg: Registration) => [collectCases(() => registerDuplicateCases(reg)), collectCases(registerFlowCases)],
   'multi-entry': perOperation(registerMultiEntryCases),
   robustness: perOperation(registerRobustnessCases),
-} satisfies Record<string, (reg?: Registration) => CaseSpec[][]>;
+} satisfies Record<string, (reg: Registration) => CaseSpec[][]>;
 
 /** Every case definition of the suite, unselected. */
-export function allCases(reg: Registration = registrationOfRun()): CaseSpec[] {
+export function allCases(reg: Registration): CaseSpec[] {
   return Object.values(CASE_GROUPS).flatMap((group) => group(reg).flat());
 }
 
@@ -59,6 +55,17 @@ export function allCases(reg: Registration = registrationOfRun()): CaseSpec[] {
  * run stopped before its first case (by the preflight) reports as not run. Playwright's own filters
  * (--grep, --shard) are not applied here; the suite's selection (SADAD_CASES, the profile) is.
  */
-export function plannedCaseDefinitions(keep: (id: string) => boolean): { def: CaseSpec[0]; file: string }[] {
-  return Object.entries(CASE_GROUPS).flatMap(([group, cases]) => cases().flat().filter(([def]) => keep(def.id)).map(([def]) => ({ def, file: `specs/${group}.spec.ts` })));
+export function plannedCaseDefinitions(reg: Registration, keep: (id: string) => boolean): { def: CaseSpec[0]; file: string }[] {
+  return Object.entries(CASE_GROUPS).flatMap(([group, cases]) => cases(reg).flat().filter(([def]) => keep(def.id)).map(([def]) => ({ def, file: `specs/${group}.spec.ts` })));
+}
+
+/**
+ * A spec file's cases as this run registers and selects them (its settings, read once in the
+ * process: the runner's, or the ones its global setup published for the workers), interleaved.
+ */
+export function specCases(settings: Settings | ConfigError, group: keyof typeof CASE_GROUPS): CaseSpec[][] {
+  // a configuration error stops the run in its global setup, naming the variable: the cases are loaded first
+  if (settings instanceof ConfigError) return CASE_GROUPS[group](registrationWith('full'));
+  const selected = caseFilter(settings.run.selection);
+  return CASE_GROUPS[group](registrationOf(settings)).map((l) => l.filter(([def]) => selected(def.id)));
 }

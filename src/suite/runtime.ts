@@ -3,7 +3,10 @@
  * global setup prepared (target URL, pacer coordinator, seed).
  */
 import { createHash } from 'node:crypto';
-import { configFromEnv, loadEnvFile, secretValues, type SuiteConfig } from '../config/index.js';
+import { secretValues, type SuiteConfig } from '../config/index.js';
+import type { Settings } from '../config/settings.js';
+import type { Profile } from '../vocabulary/profile.js';
+import type { Waiver } from '../vocabulary/baseline.js';
 import { SadadClient } from '../client/client.js';
 import { loadSigner } from '../client/signer.js';
 import { ClientCredentialsToken, StaticToken, type TokenSource } from '../client/token.js';
@@ -15,7 +18,6 @@ import { operations, type OperationId } from '../contract/catalogue.js';
 import { RequestGenerator } from '../generators/requests.js';
 import { generatorFor } from '../preflight/run.js';
 import { loadTargetData, type TargetData } from '../config/target-data.js';
-import { reportsDir } from '../paths.js';
 
 /**
  * What the cases use of the client: sending, the signer (whether one is configured, and a signature
@@ -26,6 +28,10 @@ export type CaseClient = Pick<SadadClient, 'send' | 'signer' | 'tokens' | 'refus
 
 export interface Runtime {
   config: SuiteConfig;
+  /** The run's id (SADAD_RUN_ID), its profile and its baseline's waivers: what a case's evidence and test status record. */
+  runId: string | undefined;
+  profile: Profile;
+  waivers: readonly Waiver[];
   client: CaseClient;
   pacer: Pacer;
   /** Preconditions shared by every worker of the run (a step refused often enough is not tried again). */
@@ -155,19 +161,18 @@ const built = new Map<string, Promise<Runtime>>();
 
 /**
  * The worker's runtime, built on first use. `key` names a target of a multi-target run
- * (suite/targets.ts), whose `env` is the worker's environment with that target's variables over it.
+ * (suite/targets.ts), whose settings are the run's with that target's variables over them.
  */
-export function runtime(env: NodeJS.ProcessEnv = process.env, key = ''): Promise<Runtime> {
+export function runtime(settings: Settings, key = ''): Promise<Runtime> {
   let rt = built.get(key);
-  if (!rt) built.set(key, (rt = build(env, key === '', key)));
+  if (!rt) built.set(key, (rt = build(settings, key === '', key)));
   return rt;
 }
 
-async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean, key: string): Promise<Runtime> {
-  loadEnvFile(env);
-  const config = configFromEnv(env);
+async function build(settings: Settings, attachExchanges: boolean, key: string): Promise<Runtime> {
+  const { suite: config, run } = settings;
   for (const s of secretValues(config)) registerSecret(s);
-  const pacer: Pacer = env.SADAD_PACER_URL ? new RemotePacer(env.SADAD_PACER_URL) : new LocalPacer({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config) });
+  const pacer: Pacer = run.pacerUrl ? new RemotePacer(run.pacerUrl) : new LocalPacer({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config) });
   const client = await configuredClient(config, pacer);
   const targetData = loadTargetData(config.dataFile);
   const localClaims = new Map<string, number>();
@@ -182,10 +187,13 @@ async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean, key: stri
   let seq = 0;
   return {
     // a worker process serves one worker index; its run and target complete the key
-    worker: `${env.SADAD_RUN_ID ?? 'run'}/worker ${env.TEST_WORKER_INDEX ?? process.pid}${key ? `/${key}` : ''}`,
+    worker: `${run.runId ?? 'run'}/worker ${settings.variables.TEST_WORKER_INDEX ?? process.pid}${key ? `/${key}` : ''}`,
     nextSeq: () => ++seq,
     config,
-    reportsDir: reportsDir(env),
+    runId: run.runId,
+    profile: run.profile,
+    waivers: run.waivers,
+    reportsDir: run.reportsDir,
     attachExchanges,
     kept: <T>(name: string) => {
       let m = keptMaps.get(name);
@@ -194,7 +202,7 @@ async function build(env: NodeJS.ProcessEnv, attachExchanges: boolean, key: stri
     },
     client,
     pacer,
-    facts: env.SADAD_PACER_URL ? new RemoteFacts(env.SADAD_PACER_URL) : new LocalFacts(),
+    facts: run.pacerUrl ? new RemoteFacts(run.pacerUrl) : new LocalFacts(),
     targetData,
     claim,
     limitOf: (op) => config.rateLimits[operations.find((o) => o.id === op)!.rateGroup],

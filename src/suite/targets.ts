@@ -10,12 +10,10 @@ import { readFileSync } from 'node:fs';
 import type { TestInfo } from '@playwright/test';
 import { ConfigError } from '../contract/prefix.js';
 import { runtime, type Runtime } from './runtime.js';
-import { caseFilter } from '../vocabulary/selection.js';
+import { caseFilter, selectionOf } from '../vocabulary/selection.js';
+import { processSettings, readSettings, TARGETS_ENV, TARGETS_RUNTIME_ENV, type Settings } from '../config/settings.js';
 
-/** Internal: the plan file of a multi-target run. */
-export const TARGETS_ENV = 'SADAD_TARGETS';
-/** Internal, set by the multi-target global setup: each target's variables for the workers (URL, pacer, evidence folder). */
-export const TARGETS_RUNTIME_ENV = 'SADAD_TARGETS_RUNTIME';
+export { TARGETS_ENV, TARGETS_RUNTIME_ENV } from '../config/settings.js';
 
 export interface Target {
   /** Unique; `[` and `]` are not allowed (titles carry it in brackets). */
@@ -35,8 +33,9 @@ export interface Target {
 /** Variables a target may not set: they are read at registration or by the runner, once for all targets. */
 const SHARED = /^(SADAD_(TAG_PREFIX|HEADER_PREFIX|PROFILE|SEED|BASE_URL|TOKEN_URL|REPORTS_DIR|RESULTS_DIR|CASES|SKIP_CASES|RUN_ONLY|ENV_FILE|DATA_FILE)|MOCK_PORT)$/;
 
-export function targetsFromEnv(env: NodeJS.ProcessEnv = process.env): Target[] | null {
-  const file = env[TARGETS_ENV]?.trim();
+/** The targets of the run's SADAD_TARGETS file, or null for a run of one target. */
+export function targetsOf(settings: Settings): Target[] | null {
+  const file = settings.run.targetsFile;
   if (!file) return null;
   let targets: Target[];
   try { targets = JSON.parse(readFileSync(file, 'utf8')) as Target[]; } catch (e) { throw new ConfigError(TARGETS_ENV, `cannot read ${JSON.stringify(file)}: ${(e as Error).message}`); }
@@ -58,7 +57,7 @@ export function targetsFromEnv(env: NodeJS.ProcessEnv = process.env): Target[] |
 // generic in the case's type (case.ts's CaseSpec): case.ts imports this module for its runtime
 export function targetCases<S extends [{ id: string; family: string }, unknown]>(targets: Target[], groups: (() => S[][])[]): [Target, S][] {
   const perTarget = targets.map((t) => {
-    const selected = caseFilter({ SADAD_CASES: t.cases, SADAD_SKIP_CASES: t.skip });
+    const selected = caseFilter(selectionOf({ cases: t.cases, skip: t.skip }));
     return groups.flatMap((group) => roundRobin(group().map((l) => l.filter(([def]) => selected(def.id) && (!t.family || def.family === t.family)))));
   });
   const keyed = perTarget.flatMap((list, ti) => list.map((c, i) => ({ key: (i + 0.5) / list.length, ti, pair: [targets[ti]!, c] as [Target, S] })));
@@ -76,14 +75,14 @@ export function roundRobin<T>(lists: T[][]): T[] {
   return out;
 }
 
-let published: Record<string, Record<string, string>> | undefined;
-
-/** The runtime of the target a test is annotated with, or the run's own. */
-export function runtimeOf(testInfo: Pick<TestInfo, 'annotations'>): Promise<Runtime> {
+/**
+ * The runtime of the target a test is annotated with, or the run's own: from the settings the run
+ * published for its workers, read once in the worker (a target's are the run's with its variables over them).
+ */
+export function runtimeOf(testInfo: Pick<TestInfo, 'annotations'>, settings: Settings = processSettings()): Promise<Runtime> {
   const name = testInfo.annotations.find((a) => a.type === 'target')?.description;
-  if (!name) return runtime();
-  published ??= JSON.parse(process.env[TARGETS_RUNTIME_ENV] ?? '{}') as Record<string, Record<string, string>>;
-  const vars = published[name];
+  if (!name) return runtime(settings);
+  const vars = settings.run.targetsRuntime[name];
   if (!vars) throw new Error(`target ${name} was not started by the global setup (${TARGETS_RUNTIME_ENV})`);
-  return runtime({ ...process.env, ...vars }, name);
+  return runtime(readSettings({ ...settings.variables, ...vars }), name);
 }

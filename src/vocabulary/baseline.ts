@@ -12,9 +12,8 @@ import type { Verdict } from './verdicts.js';
 
 export interface Waiver { case: string; verdict: Verdict; comment: string }
 
-export function loadBaseline(env: NodeJS.ProcessEnv = process.env): Waiver[] {
-  const file = env.SADAD_BASELINE;
-  if (!file) return [];
+/** The waivers of a SADAD_BASELINE file, checked against schemas/baseline.schema.json. */
+export function readBaseline(file: string): Waiver[] {
   let data: unknown;
   try { data = JSON.parse(readFileSync(resolve(file), 'utf8')); } catch (e) { throw new ConfigError('SADAD_BASELINE', `${file} is not readable JSON: ${(e as Error).message}`); }
   const validate = compileSchemaFile(join(SCHEMAS_DIR, 'baseline.schema.json'));

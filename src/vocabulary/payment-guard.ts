@@ -3,7 +3,6 @@
  * payment cases send real payments. Unless SADAD_PAYMENTS says so explicitly, a run against such a
  * target stops before the first call and says what it would pay; the dry run shows the same.
  */
-import { unset } from '../config/env-values.js';
 
 /** What a case plans, as its definition or its test annotations say. */
 export interface PlannedPayments { calls: Record<string, number>; payments?: { debits: number; subjects: number } | undefined }
@@ -34,11 +33,6 @@ export function describePayments(plan: PaymentPlan): string {
   return `${calls} payment calls (bill ${plan.calls['bill-payment']}, MOI ${plan.calls['moi-payment']}), of which about ${plan.debits} are meant to take effect: ` +
     `they pay, in full or in part, the amounts due of about ${plan.subjects} bills and MOI fees, so the total paid is at most the sum of those amounts due ` +
     '(the target reports them in its enquiries; the suite never pays more than an enquiry shows due). A transient fault can add enquiries and idempotent replays, never a second payment.';
-}
-
-/** Whether the run may send payments without asking: the embedded mock, or SADAD_PAYMENTS set. */
-export function paymentsSettled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return unset(env.SADAD_BASE_URL) || !unset(env.SADAD_PAYMENTS);
 }
 
 export function guardMessage(plan: PaymentPlan, target: string): string {

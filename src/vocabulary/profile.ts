@@ -3,22 +3,12 @@
  * rule family on every operation at least once, the payment flows and the duplicate cases) that
  * plans at most 12 calls on each MOI operation. A smoke run never certifies.
  */
-import { oneOf } from '../config/env-values.js';
-
-export type Profile = 'full' | 'smoke';
-
-export function profileOf(env: NodeJS.ProcessEnv = process.env): Profile {
-  return oneOf(env, 'SADAD_PROFILE', ['full', 'smoke'] as const, 'full');
-}
-
-/** Whether this is a smoke run; a malformed SADAD_PROFILE reads as not (the global setup stops on it, naming it). */
-export function smokeRun(env: NodeJS.ProcessEnv = process.env): boolean {
-  try { return profileOf(env) === 'smoke'; } catch { return false; }
-}
+export const PROFILES = ['full', 'smoke'] as const;
+export type Profile = (typeof PROFILES)[number];
 
 /** `full` keeps every case; `smoke` the subset below. */
-export function profileFilter(env: NodeJS.ProcessEnv = process.env): (id: string) => boolean {
-  if (profileOf(env) === 'full') return () => true;
+export function profileFilter(profile: Profile): (id: string) => boolean {
+  if (profile === 'full') return () => true;
   return (id) => SMOKE_CASES.has(id);
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { keyIdOf, KeyError, readPrivateKey, readPublicKey } from '../../src/attest/keys.js';
-import { ConfigError, configFromEnv, DEFAULT_PACKAGE_VALID_DAYS } from '../../src/config/index.js';
+import { ConfigError, configFromVariables, DEFAULT_PACKAGE_VALID_DAYS } from '../../src/config/index.js';
 import { keygen } from '../../src/cli/keygen.js';
 import { ROOT } from '../../src/paths.js';
 import { certify, recordingMock } from '../reporter/helpers.js';
@@ -47,7 +47,7 @@ test('every bad SADAD_PACKAGE_KEY is a configuration error naming the variable, 
   for (const [what, file, why] of badKeys(dir)) {
     expect(() => readPrivateKey(file), what).toThrow(KeyError);
     let error: unknown;
-    try { configFromEnv({ SADAD_PACKAGE_KEY: file }); } catch (e) { error = e; }
+    try { configFromVariables({ SADAD_PACKAGE_KEY: file }); } catch (e) { error = e; }
     expect(error, what).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
     expect(message, what).toMatch(/^SADAD_PACKAGE_KEY: /);
@@ -55,14 +55,14 @@ test('every bad SADAD_PACKAGE_KEY is a configuration error naming the variable, 
     expect(message, what).toContain('not SADAD_SIGNING_KEY');
   }
   for (const days of ['0', '-3', '1.5', 'ninety']) {
-    expect(() => configFromEnv({ SADAD_PACKAGE_VALID_DAYS: days }), days).toThrow(/^SADAD_PACKAGE_VALID_DAYS: must be a positive integer/);
+    expect(() => configFromVariables({ SADAD_PACKAGE_VALID_DAYS: days }), days).toThrow(/^SADAD_PACKAGE_VALID_DAYS: must be a positive integer/);
   }
   const good = keygen(['--out', join(dir, 'good')]);
   expect(good.code).toBe(0);
-  const config = configFromEnv({ SADAD_PACKAGE_KEY: join(dir, 'good.key'), SADAD_PACKAGE_VALID_DAYS: '30' });
+  const config = configFromVariables({ SADAD_PACKAGE_KEY: join(dir, 'good.key'), SADAD_PACKAGE_VALID_DAYS: '30' });
   expect(config.packageKey).toBe(join(dir, 'good.key'));
   expect(config.packageValidDays).toBe(30);
-  expect(configFromEnv({}).packageValidDays).toBe(DEFAULT_PACKAGE_VALID_DAYS);
+  expect(configFromVariables({}).packageValidDays).toBe(DEFAULT_PACKAGE_VALID_DAYS);
   // the bank's side: a private key is never a key to check with
   expect(() => readPublicKey(join(dir, 'good.key'))).toThrow(/is a private key/);
   expect(readPublicKey(join(dir, 'good.pub')).asymmetricKeyType).toBe('ed25519');

@@ -20,7 +20,7 @@ import { curlCommand, curlOptionsOf, type CurlExchange } from '../../src/client/
 import { MAX_BODY } from '../../src/client/exchange.js';
 import { MASK, maskHeaders } from '../../src/client/redact.js';
 import { SadadClient } from '../../src/client/client.js';
-import { configFromEnv } from '../../src/config/index.js';
+import { configFromVariables } from '../../src/config/index.js';
 import { startMock, type RunningMock } from '../../src/mock/index.js';
 import { networkFromEnv } from '../../src/net/index.js';
 import { ROOT, SCHEMAS_DIR } from '../../src/paths.js';
@@ -344,7 +344,7 @@ test('through an authenticating proxy to a mutual-TLS target behind a private CA
     const proxyUrl = `http://${auth.user}:${auth.password}@127.0.0.1:${proxy.port}`;
     const env = { SADAD_BASE_URL: mock.url, SADAD_ACCESS_TOKEN: TOKEN, SADAD_COMPANY_ID: 'CURLTEST', SADAD_PAYMENTS: 'off',
       SADAD_CA_FILE: p.caCert, SADAD_TLS_PFX: p.clientPfx, SADAD_TLS_PASSPHRASE: p.passphrase, HTTPS_PROXY: proxyUrl };
-    const config = configFromEnv(env);
+    const config = configFromVariables(env);
     // the suite's own client, through its dispatcher: the exchange a case would record
     const client = new SadadClient(config, { pacer: undefined as never, tokens: undefined as never, signer: undefined });
     const ex = await client.exchange('enquiry', 'bill-enquiry', 'POST', `${mock.url}/api/enquiry/sadad/bill`, { 'Content-Type': 'application/json', CompanyId: 'CURLTEST', Authorization: `Bearer ${TOKEN}` }, '{"Message":{}}');

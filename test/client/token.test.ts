@@ -3,7 +3,7 @@ import { startMock } from '../../src/mock/index.js';
 import { ClientCredentialsToken, TokenError } from '../../src/client/token.js';
 import { maskText } from '../../src/client/redact.js';
 import { SadadClient } from '../../src/client/client.js';
-import { configFromEnv } from '../../src/config/index.js';
+import { configFromVariables } from '../../src/config/index.js';
 import { LocalPacer } from '../../src/pacer/pacer.js';
 import { limitsOf, tokenSource } from '../../src/suite/runtime.js';
 import { classify } from '../../src/client/outcome.js';
@@ -22,7 +22,7 @@ test('client-credentials tokens: fetched once, shared by concurrent callers, cac
     const c = await source.token();
     expect(c).not.toBe(a);
     // the whole client, configured for a token URL, gets its calls accepted by the target
-    const config = configFromEnv({ SADAD_BASE_URL: mock.url, SADAD_TOKEN_URL: `${mock.url}/oauth2/token`, SADAD_CLIENT_ID: 'mock-client', SADAD_CLIENT_SECRET: 'mock-client-secret', SADAD_COMPANY_ID: 'MYCOMPANY' });
+    const config = configFromVariables({ SADAD_BASE_URL: mock.url, SADAD_TOKEN_URL: `${mock.url}/oauth2/token`, SADAD_CLIENT_ID: 'mock-client', SADAD_CLIENT_SECRET: 'mock-client-secret', SADAD_COMPANY_ID: 'MYCOMPANY' });
     const client = new SadadClient(config, { pacer: new LocalPacer({ windowSeconds: 60, limits: limitsOf(config) }), tokens: tokenSource(config), signer: undefined });
     const ex = await client.send('bill-enquiry', { body: new RequestGenerator({ seed: 1 }).build('bill-enquiry') });
     expect(classify('bill-enquiry', ex, 'Svc').kind).toBe('accepted');

@@ -1,10 +1,10 @@
 import { expect, test } from '@playwright/test';
-import { configFromEnv, ConfigError, EMBEDDED_MOCK_WINDOW_SECONDS, MOCK_DEFAULTS } from '../../src/config/index.js';
+import { configFromVariables, ConfigError, EMBEDDED_MOCK_WINDOW_SECONDS, MOCK_DEFAULTS } from '../../src/config/index.js';
 
 const sandbox = { SADAD_BASE_URL: 'https://sandbox.bank.example/', SADAD_ACCESS_TOKEN: 'tok-123456', SADAD_COMPANY_ID: 'ACME' };
 
 test('no configuration at all: the embedded mock, its credentials and a short window', () => {
-  const c = configFromEnv({});
+  const c = configFromVariables({});
   expect(c.baseUrl).toBeUndefined();
   expect(c.accessToken).toBe(MOCK_DEFAULTS.accessToken);
   expect(c.companyId).toBe(MOCK_DEFAULTS.companyId);
@@ -14,7 +14,7 @@ test('no configuration at all: the embedded mock, its credentials and a short wi
 });
 
 test('a sandbox configuration: trailing slash dropped, 60 s window by default', () => {
-  const c = configFromEnv(sandbox);
+  const c = configFromVariables(sandbox);
   expect(c.baseUrl).toBe('https://sandbox.bank.example');
   expect(c.rateWindowSeconds).toBe(60);
   expect(c.clientId).toBeUndefined();
@@ -39,7 +39,7 @@ const mistakes: [string, Record<string, string>, string][] = [
 for (const [what, env, variable] of mistakes) {
   test(`${what} stops with a message naming ${variable}`, () => {
     let error: unknown;
-    try { configFromEnv(env); } catch (e) { error = e; }
+    try { configFromVariables(env); } catch (e) { error = e; }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variable).toBe(variable);
     expect((error as Error).message.startsWith(`${variable}: `)).toBe(true);

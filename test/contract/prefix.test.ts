@@ -1,5 +1,9 @@
 import { expect, test } from '@playwright/test';
-import { ConfigError, headerPrefixFrom, tagPrefixFrom } from '../../src/contract/prefix.js';
+import { ConfigError } from '../../src/contract/prefix.js';
+import { prefixOf } from '../../src/config/index.js';
+
+const tagPrefixFrom = (env: Record<string, string>) => prefixOf(env, 'SADAD_TAG_PREFIX');
+const headerPrefixFrom = (env: Record<string, string>) => prefixOf(env, 'SADAD_HEADER_PREFIX');
 import { requiredHeaderNames } from '../../src/contract/headers.js';
 import { validateRequest } from '../../src/contract/validator.js';
 import { RequestGenerator } from '../../src/generators/requests.js';

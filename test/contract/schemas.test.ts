@@ -49,8 +49,8 @@ const entryOf = (r: any) => r.SvcSadadBillEnquiryResponse.SvcSadadBillEnquiry[0]
 
 test('a sample-style response passes lenient and fails strict, naming each deviation', () => {
   const body = sampleBillEnquiryResponse();
-  expect(validateResponse('bill-enquiry', body, 'lenient').findings).toEqual([]);
-  const strict = validateResponse('bill-enquiry', body, 'strict');
+  expect(validateResponse('bill-enquiry', body, 'lenient', 'Svc').findings).toEqual([]);
+  const strict = validateResponse('bill-enquiry', body, 'strict', 'Svc');
   expect(strict.findings.map((f) => f.pointer).sort()).toEqual([
     '/SvcSadadBillEnquiryResponse/SvcSadadBillEnquiry/0/Status',
     '/SvcSadadBillEnquiryResponse/SvcSadadBillEnquiry/0/TransactionData/0/BillerID',
@@ -62,7 +62,7 @@ test('a table-style response passes both profiles', () => {
   const body = sampleBillEnquiryResponse();
   body.SvcSadadBillEnquiryResponse.SvcSadadBillEnquiry[0].Status = true;
   Object.assign(entryOf(body), { BillerID: '002', StatusCode: true });
-  expect(validateResponse('bill-enquiry', body, 'strict').findings).toEqual([]);
+  expect(validateResponse('bill-enquiry', body, 'strict', 'Svc').findings).toEqual([]);
 });
 
 const defects: [string, (r: any) => unknown, string, string][] = [
@@ -81,7 +81,7 @@ for (const [name, mutate, pointer, keyword] of defects) {
   test(`lenient rejects a response with ${name}`, () => {
     const body = sampleBillEnquiryResponse();
     const out = mutate(body) ?? body;
-    const { valid, findings } = validateResponse('bill-enquiry', out, 'lenient');
+    const { valid, findings } = validateResponse('bill-enquiry', out, 'lenient', 'Svc');
     expect(valid).toBe(false);
     expect(findings).toContainEqual(expect.objectContaining({ pointer, keyword }));
   });
@@ -91,6 +91,6 @@ test('lenient accepts the alternative spelling BillerId and numeric strings wher
   const body = sampleBillEnquiryResponse();
   const e = entryOf(body);
   e.BillerId = e.BillerID; delete e.BillerID;
-  expect(validateResponse('bill-enquiry', body, 'lenient').findings).toEqual([]);
-  expect(validateResponse('bill-enquiry', body, 'strict').findings).toContainEqual(expect.objectContaining({ keyword: 'required', pointer: expect.stringMatching(/BillerID$/) }));
+  expect(validateResponse('bill-enquiry', body, 'lenient', 'Svc').findings).toEqual([]);
+  expect(validateResponse('bill-enquiry', body, 'strict', 'Svc').findings).toContainEqual(expect.objectContaining({ keyword: 'required', pointer: expect.stringMatching(/BillerID$/) }));
 });

@@ -4,7 +4,7 @@ import { requestEntries, requestItems } from '../../src/contract/message.js';
 import { validateRequest } from '../../src/contract/validator.js';
 import { mutationsOf } from '../../src/generators/mutations.js';
 import { RequestGenerator } from '../../src/generators/requests.js';
-import { seedFrom } from '../../src/generators/seed.js';
+import { seedOf as seedFrom } from '../../src/config/index.js';
 
 const SEEDS = [1, 42, 20261121, 987654321];
 const UNIQUE = new Set(['SequenceNumber', 'TransactionReferenceNumber']);
@@ -17,7 +17,7 @@ for (const op of operations) {
       const gen = new RequestGenerator({ seed });
       for (let i = 0; i < 250; i++, n++) {
         const body = gen.build(op.id, { entries: 1 + (i % 3) });
-        const { findings } = validateRequest(op.id, body);
+        const { findings } = validateRequest(op.id, body, 'Svc');
         expect(findings, `seed ${seed} #${i}`).toEqual([]);
       }
     }
@@ -26,12 +26,12 @@ for (const op of operations) {
 
   test(`${op.id}: every mutation of a valid request fails validation at the mutated path, and only there`, () => {
     const body = new RequestGenerator({ seed: 3 }).build(op.id);
-    const mutations = mutationsOf(op.id, body);
+    const mutations = mutationsOf(op.id, body, 'Svc');
     expect(new Set(mutations.map((m) => m.id)).size, 'mutation ids are unique').toBe(mutations.length);
     const kinds = new Map<string, Set<string>>();
     for (const m of mutations) {
       kinds.set(m.path, (kinds.get(m.path) ?? new Set()).add(m.kind));
-      const { valid, findings } = validateRequest(op.id, m.body);
+      const { valid, findings } = validateRequest(op.id, m.body, 'Svc');
       if (m.valid) { expect(findings, m.id).toEqual([]); continue; }
       expect(valid, m.id).toBe(false);
       for (const f of findings) expect(f.pointer === m.pointer || f.pointer.startsWith(`${m.pointer}/`), `${m.id}: finding at ${f.pointer}`).toBe(true);
@@ -50,21 +50,21 @@ for (const op of operations) {
 
 test('bill enquiry AccountNumber limits: 24 accepted, 25 and non-alphanumeric rejected', () => {
   const body = new RequestGenerator({ seed: 9 }).build('bill-enquiry');
-  const ms = Object.fromEntries(mutationsOf('bill-enquiry', body).filter((m) => m.field === 'AccountNumber').map((m) => [m.kind, m]));
-  const account = (m: { body: unknown }) => requestEntries('bill-enquiry', m.body)[0]!.AccountNumber as string;
+  const ms = Object.fromEntries(mutationsOf('bill-enquiry', body, 'Svc').filter((m) => m.field === 'AccountNumber').map((m) => [m.kind, m]));
+  const account = (m: { body: unknown }) => requestEntries('bill-enquiry', m.body, 'Svc')[0]!.AccountNumber as string;
   expect(account(ms['at-limit']!)).toMatch(/^[A-Za-z0-9]{24}$/);
-  expect(validateRequest('bill-enquiry', ms['at-limit']!.body).valid).toBe(true);
+  expect(validateRequest('bill-enquiry', ms['at-limit']!.body, 'Svc').valid).toBe(true);
   expect(account(ms['over-limit']!)).toHaveLength(25);
-  expect(validateRequest('bill-enquiry', ms['over-limit']!.body).findings[0]).toMatchObject({ keyword: 'maxLength' });
-  expect(validateRequest('bill-enquiry', ms['non-alphanumeric']!.body).findings[0]).toMatchObject({ keyword: 'pattern' });
+  expect(validateRequest('bill-enquiry', ms['over-limit']!.body, 'Svc').findings[0]).toMatchObject({ keyword: 'maxLength' });
+  expect(validateRequest('bill-enquiry', ms['non-alphanumeric']!.body, 'Svc').findings[0]).toMatchObject({ keyword: 'pattern' });
 });
 
 test('overrides reach the item and every entry, and identification fields come from the options', () => {
   const gen = new RequestGenerator({ seed: 11, bankCode: 'TESTBANK', companyCode: 'ACME' });
   const body = gen.build('bill-payment', { item: { MessageDescription: 'custom' }, entry: { Amount: 99.5, PayExactDue: false }, entries: [{}, { Amount: 1 }] });
-  expect(requestItems('bill-payment', body)[0]).toMatchObject({ BankCode: 'TESTBANK', CompanyCode: 'ACME', MessageDescription: 'custom' });
-  expect(requestEntries('bill-payment', body).map((e) => [e.Amount, e.PayExactDue])).toEqual([[99.5, false], [1, false]]);
-  expect(validateRequest('bill-payment', body).findings).toEqual([]);
+  expect(requestItems('bill-payment', body, 'Svc')[0]).toMatchObject({ BankCode: 'TESTBANK', CompanyCode: 'ACME', MessageDescription: 'custom' });
+  expect(requestEntries('bill-payment', body, 'Svc').map((e) => [e.Amount, e.PayExactDue])).toEqual([[99.5, false], [1, false]]);
+  expect(validateRequest('bill-payment', body, 'Svc').findings).toEqual([]);
 });
 
 test('SADAD_SEED: an integer is used as given, a random one otherwise, garbage is an error naming it', () => {

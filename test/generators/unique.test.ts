@@ -19,7 +19,7 @@ test('the same seed in four concurrent processes still yields unique SequenceNum
     import { RequestGenerator } from './src/generators/requests.ts';
     import { requestEntries, requestItems } from './src/contract/message.ts';
     const g = new RequestGenerator({ seed: 77 }); const out = [];
-    for (let i = 0; i < 5000; i++) { const b = g.build('bill-payment'); out.push(requestEntries('bill-payment', b)[0].SequenceNumber, requestItems('bill-payment', b)[0].TransactionReferenceNumber); }
+    for (let i = 0; i < 5000; i++) { const b = g.build('bill-payment'); out.push(requestEntries('bill-payment', b, 'Svc')[0].SequenceNumber, requestItems('bill-payment', b, 'Svc')[0].TransactionReferenceNumber); }
     console.log(JSON.stringify(out));`;
   const { spawn } = await import('node:child_process');
   const runs = await Promise.all([0, 1, 2, 3].map(() => new Promise<string[]>((resolve, reject) => {
@@ -33,6 +33,6 @@ test('the same seed in four concurrent processes still yields unique SequenceNum
   expect(new Set(all).size).toBe(40_000);
   // and the seeded part of the data is identical across the processes
   const g1 = new RequestGenerator({ seed: 77 }), g2 = new RequestGenerator({ seed: 77 });
-  expect(requestEntries('bill-payment', g1.build('bill-payment'))[0]!.Amount).toBe(requestEntries('bill-payment', g2.build('bill-payment'))[0]!.Amount);
-  expect(requestItems('bill-payment', g1.build('bill-payment'))[0]!.TransactionReferenceNumber).not.toBe(requestItems('bill-payment', g2.build('bill-payment'))[0]!.TransactionReferenceNumber);
+  expect(requestEntries('bill-payment', g1.build('bill-payment'), 'Svc')[0]!.Amount).toBe(requestEntries('bill-payment', g2.build('bill-payment'), 'Svc')[0]!.Amount);
+  expect(requestItems('bill-payment', g1.build('bill-payment'), 'Svc')[0]!.TransactionReferenceNumber).not.toBe(requestItems('bill-payment', g2.build('bill-payment'), 'Svc')[0]!.TransactionReferenceNumber);
 });

@@ -60,7 +60,7 @@ test('the file is checked at start: each problem names MOCK_COMPANIES and the en
 });
 
 test('npm run mock with a bad MOCK_COMPANIES stops before listening, exit 2, naming the variable and the entry', () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/mock/cli.ts')], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/mock.ts')], {
     cwd: ROOT, encoding: 'utf8', timeout: 60_000,
     env: { PATH: process.env.PATH ?? '', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env'), MOCK_PORT: '0', MOCK_COMPANIES: companiesFile([{ companyId: 'A', accessToken: 'tok-a' }, { companyId: 'B' }]) },
   });

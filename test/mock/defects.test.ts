@@ -19,7 +19,7 @@ import { freshAccount, freshId, UNLIMITED, withMock, type Answer, type MockClien
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const cents = (n: unknown) => Math.round(Number(n) * 100);
-const seqOf = (opId: OperationId, body: RequestBody) => String(requestEntries(opId, body)[0]!.SequenceNumber);
+const seqOf = (opId: OperationId, body: RequestBody) => String(requestEntries(opId, body, 'Svc')[0]!.SequenceNumber);
 const rootOf = (c: MockClient, opId: OperationId, a: Answer) => a.body?.[tagsOf(operation(opId), c.options.tagPrefix).responseRoot];
 const notLimited = (a: Answer) => a.status !== 429;
 const bill = () => ({ BillerId: '002', AccountNumber: freshAccount() });
@@ -146,13 +146,13 @@ const PROBES: Record<DefectName, Probe> = {
     shows: async (c) => {
       for (const [label, change] of [['missing', (e: Fields) => { delete e.BranchCode; }], ['null', (e: Fields) => { e.BranchCode = null; }], ['empty', (e: Fields) => { e.BranchCode = ''; }]] as const) {
         const body = c.build('moi-enquiry');
-        change(requestEntries('moi-enquiry', body)[0]!);
+        change(requestEntries('moi-enquiry', body, 'Svc')[0]!);
         const a = await c.post('moi-enquiry', body);
         expect(a.status, `BranchCode ${label}`).toBe(200);
         expect(c.entries('moi-enquiry', a)[0]!.StatusCode, `BranchCode ${label}`).toBe('OK');
       }
       const noDuration = c.build('moi-enquiry');
-      delete requestEntries('moi-enquiry', noDuration)[0]!.Duration;
+      delete requestEntries('moi-enquiry', noDuration, 'Svc')[0]!.Duration;
       expect((await c.post('moi-enquiry', noDuration)).status, 'other required fields still checked').toBe(400);
     },
   },
@@ -250,7 +250,7 @@ const PROBES: Record<DefectName, Probe> = {
   'second-entry-sequence': {
     shows: async (c) => {
       const body = c.build('bill-enquiry', { entries: 3 });
-      const sent = requestEntries('bill-enquiry', body).map((e) => e.SequenceNumber);
+      const sent = requestEntries('bill-enquiry', body, 'Svc').map((e) => e.SequenceNumber);
       const got = c.entries('bill-enquiry', await c.post('bill-enquiry', body)).map((e) => e.SequenceNumber);
       expect(got).toHaveLength(3);
       expect([got[0], got[2]], 'first and third echoed').toEqual([sent[0], sent[2]]);
@@ -262,7 +262,7 @@ const PROBES: Record<DefectName, Probe> = {
   'entries-reversed': {
     shows: async (c) => {
       const body = c.build('moi-enquiry', { entries: 3 });
-      const sent = requestEntries('moi-enquiry', body).map((e) => e.ID);
+      const sent = requestEntries('moi-enquiry', body, 'Svc').map((e) => e.ID);
       expect(new Set(sent).size).toBe(3);
       const got = c.entries('moi-enquiry', await c.post('moi-enquiry', body)).map((e) => e.ID);
       expect(got).toEqual([...sent].reverse());
@@ -336,7 +336,7 @@ const PROBES: Record<DefectName, Probe> = {
   'reference-not-echoed': {
     shows: async (c) => {
       const body = c.build('bill-enquiry');
-      const sent = requestItems('bill-enquiry', body)[0]!;
+      const sent = requestItems('bill-enquiry', body, 'Svc')[0]!;
       const item = c.items('bill-enquiry', await c.post('bill-enquiry', body))[0]!;
       expect(item.TransactionReferenceNumber).not.toBe(sent.TransactionReferenceNumber);
       expect(item.TransactionReferenceNumber, 'a made-up reference').toMatch(/^T\d+$/);

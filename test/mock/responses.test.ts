@@ -73,7 +73,7 @@ for (const style of ['sample', 'table'] as const satisfies readonly ResponseStyl
         const root = a.body[op.responseRoot];
         expect(root.MessageType).toBe(op.transactionType);
         expect(root.TimeStamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
-        const reqItem = requestItems(opId, body)[0]!;
+        const reqItem = requestItems(opId, body, 'Svc')[0]!;
         const item = c.items(opId, a)[0]!;
         for (const f of ['BankCode', 'CompanyCode', 'TransactionReferenceNumber', 'MessageDescription']) expect(item[f], f).toBe(reqItem[f]);
         expect(item.Status).toBe(style === 'sample' ? 'SUCCESS' : true);
@@ -81,7 +81,7 @@ for (const style of ['sample', 'table'] as const satisfies readonly ResponseStyl
         expect(entry.StatusCode).toBe(OK[style]);
         expect(entry.StatusDetail).toBe('Success');
         if (opId === 'bill-enquiry') {
-          const reqEntry = requestEntries(opId, body)[0]!;
+          const reqEntry = requestEntries(opId, body, 'Svc')[0]!;
           expect(entry.SequenceNumber).toBe(reqEntry.SequenceNumber);
           expect(entry.BillAccountID).toBe(reqEntry.AccountNumber);
           expect(entry.BillNo).toMatch(/^\d{13}$/);
@@ -118,7 +118,7 @@ test('several TransactionData entries are answered one for one, in order, each e
     expectContract(c, 'bill-enquiry', a, 'four entries');
     const entries = c.entries('bill-enquiry', a);
     expect(entries.map((e) => e.BillAccountID)).toEqual(accounts);
-    expect(entries.map((e) => e.SequenceNumber)).toEqual(requestEntries('bill-enquiry', body).map((e) => e.SequenceNumber));
+    expect(entries.map((e) => e.SequenceNumber)).toEqual(requestEntries('bill-enquiry', body, 'Svc').map((e) => e.SequenceNumber));
     expect(entries.map((e) => e.BillStatus)).toEqual(['BillUnpaid', 'BillPaid', 'BillUnpaid', 'BillExpired']);
 
     // payments: each entry on its own, in order; the response echoes SequenceNum
@@ -128,7 +128,7 @@ test('several TransactionData entries are answered one for one, in order, each e
     const payBody = c.build('bill-payment', { entries: subjects.map((s, i) => ({ BillerId: s.BillerId, BillAccountID: s.AccountNumber, Amount: dues[i], PayExactDue: true })) });
     const pay = await c.post('bill-payment', payBody);
     expect(pay.status).toBe(200);
-    expect(c.entries('bill-payment', pay).map((e) => e.SequenceNum)).toEqual(requestEntries('bill-payment', payBody).map((e) => e.SequenceNumber));
+    expect(c.entries('bill-payment', pay).map((e) => e.SequenceNum)).toEqual(requestEntries('bill-payment', payBody, 'Svc').map((e) => e.SequenceNumber));
     expect(c.entries('bill-payment', pay).map((e) => e.PaidAmount)).toEqual(dues);
 
     // MOI enquiry responses carry no sequence field: order alone tells the entries apart

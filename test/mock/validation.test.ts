@@ -41,7 +41,7 @@ for (const op of operations) {
           continue;
         }
         expect(a.status, m.id).toBe(200);
-        expect(validateResponse(op.id, a.body, 'strict').findings, m.id).toEqual([]);
+        expect(validateResponse(op.id, a.body, 'strict', 'Svc').findings, m.id).toEqual([]);
         const entries = c.entries(op.id, a);
         expect(entries.length, m.id).toBe(2);
         for (const e of entries) {

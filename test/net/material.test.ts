@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import Fastify from 'fastify';
-import { ConfigError, configFromEnv } from '../../src/config/index.js';
+import { ConfigError, configFromVariables } from '../../src/config/index.js';
 import { tlsMaterialFromEnv } from '../../src/net/index.js';
 import { runSuite } from '../suite/run-suite.js';
 import { pki } from './pki.js';
@@ -82,8 +82,8 @@ test('each bad piece of TLS material is a ConfigError naming its variable, witho
   expect(refusal({ SADAD_TLS_PFX: p.clientPfx, SADAD_TLS_PASSPHRASE: p.passphrase }, Date.now() + 60 * 86_400_000).variable).toBe('SADAD_TLS_PFX');
   // the suite's configuration reads the same material, with the rest of its checks
   const target = { SADAD_BASE_URL: 'https://127.0.0.1:9', SADAD_ACCESS_TOKEN: 'tok-12345', SADAD_COMPANY_ID: 'X' };
-  expect(() => configFromEnv({ ...target, SADAD_TLS_PFX: p.clientPfx, SADAD_TLS_PASSPHRASE: 'not-the-passphrase' })).toThrow(/^SADAD_TLS_PASSPHRASE: /);
-  expect(configFromEnv({ ...target, SADAD_TLS_PFX: p.clientPfx, SADAD_TLS_PASSPHRASE: p.passphrase }).network.tls.client?.source).toBe('pfx');
+  expect(() => configFromVariables({ ...target, SADAD_TLS_PFX: p.clientPfx, SADAD_TLS_PASSPHRASE: 'not-the-passphrase' })).toThrow(/^SADAD_TLS_PASSPHRASE: /);
+  expect(configFromVariables({ ...target, SADAD_TLS_PFX: p.clientPfx, SADAD_TLS_PASSPHRASE: p.passphrase }).network.tls.client?.source).toBe('pfx');
 });
 
 test('a wrong passphrase stops the run before the first call: exit 2, the variable named, nothing reached the target', async () => {

@@ -55,7 +55,7 @@ test('a bad MOCK_TLS_* value is a ConfigError naming the variable; bad `tls` opt
 
 function mockCli(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/mock/cli.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/mock.ts')], {
       cwd: ROOT, env: { PATH: process.env.PATH ?? '', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env'), MOCK_PORT: '0', ...env },
     });
     let output = '';

@@ -7,7 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { SadadClient } from '../../src/client/client.js';
 import type { Exchange } from '../../src/client/exchange.js';
 import { registerSecret } from '../../src/client/redact.js';
-import { configFromEnv, secretValues } from '../../src/config/index.js';
+import { configFromVariables, secretValues } from '../../src/config/index.js';
 import { RequestGenerator } from '../../src/generators/requests.js';
 import { buildMockServer, resolveMockOptions, type MockOptions } from '../../src/mock/index.js';
 import { LocalPacer } from '../../src/pacer/pacer.js';
@@ -57,7 +57,7 @@ export const RAISED = { rateWindowSeconds: 1, rateLimits: { bill: 1000, moi: 100
 
 /** The suite's client, configured from `env` over the mock's target variables, as a worker builds it (secrets registered). */
 export function clientFor(mock: { url: string; options: MockOptions }, env: Record<string, string> = {}): SadadClient {
-  const config = configFromEnv({ ...targetEnv(mock), SADAD_REQUEST_TIMEOUT_MS: '5000', ...env });
+  const config = configFromVariables({ ...targetEnv(mock), SADAD_REQUEST_TIMEOUT_MS: '5000', ...env });
   for (const s of secretValues(config)) registerSecret(s);
   return new SadadClient(config, { pacer: new LocalPacer({ windowSeconds: config.rateWindowSeconds, limits: limitsOf(config) }), tokens: tokenSource(config), signer: undefined });
 }

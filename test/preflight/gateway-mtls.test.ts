@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { Exchange } from '../../src/client/exchange.js';
 import { registerSecret } from '../../src/client/redact.js';
-import { configFromEnv, secretValues, type SuiteConfig } from '../../src/config/index.js';
+import { configFromVariables, secretValues, type SuiteConfig } from '../../src/config/index.js';
 import { operations } from '../../src/contract/catalogue.js';
 import { closeDispatcher } from '../../src/net/index.js';
 import { clientCertificateRefusal, diagnoseProbes, type Probe } from '../../src/preflight/diagnose.js';
@@ -46,7 +46,7 @@ const callsAt = (gw: Gateway) => gw.log('access.log').split('\n').filter((l) => 
 
 /** The preflight in this process, as `npm run doctor` runs it. */
 async function preflight(env: Record<string, string>): Promise<PreflightReport> {
-  const config = configFromEnv(env);
+  const config = configFromVariables(env);
   for (const s of secretValues(config)) registerSecret(s);
   try {
     return await runPreflight({ config, client: await configuredClient(config), env: {} });
@@ -149,7 +149,7 @@ const NONE = { SADAD_BASE_URL: BASE, SADAD_ACCESS_TOKEN: 'tok-0123456789', SADAD
 let configs: { none: SuiteConfig; pem: SuiteConfig } | undefined;
 const config = (which: 'none' | 'pem') => {
   const p = pki();
-  configs ??= { none: configFromEnv(NONE), pem: configFromEnv({ ...NONE, SADAD_TLS_CERT: p.otherClientCert, SADAD_TLS_KEY: p.otherClientKey }) };
+  configs ??= { none: configFromVariables(NONE), pem: configFromVariables({ ...NONE, SADAD_TLS_CERT: p.otherClientCert, SADAD_TLS_KEY: p.otherClientKey }) };
   return configs[which];
 };
 

@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 import Fastify from 'fastify';
 import { registerSecret } from '../../src/client/redact.js';
-import { configFromEnv, secretValues } from '../../src/config/index.js';
+import { configFromVariables, secretValues } from '../../src/config/index.js';
 import { closeDispatcher } from '../../src/net/index.js';
 import { formatStopped, runPreflight, type PreflightReport } from '../../src/preflight/index.js';
 import { ROOT } from '../../src/paths.js';
@@ -60,7 +60,7 @@ interface Diagnosed { report: PreflightReport; output: string }
 
 /** The preflight in this process, as `npm run doctor` runs it; `output`: what a run it stopped prints. */
 async function diagnose(env: Record<string, string>): Promise<Diagnosed> {
-  const config = configFromEnv(env);
+  const config = configFromVariables(env);
   for (const s of secretValues(config)) registerSecret(s);
   try {
     const report = await runPreflight({ config, client: await configuredClient(config), env: {} });

@@ -2,6 +2,7 @@
  * The comparison of two packages (src/reporter/compare.ts), on hand-made reports: what counts as a
  * change of each kind, and what does not. The end-to-end runs are in regression.test.ts.
  */
+import type { FailOn } from '../../src/vocabulary/fail-on.js';
 import { expect, test } from '@playwright/test';
 import { changeFails, compareReports, formatChanges } from '../../src/reporter/compare.js';
 import type { CaseReport, CertificationReport } from '../../src/reporter/model.js';
@@ -52,7 +53,7 @@ test('one change seen by many cases of an operation is one behaviour change list
   expect(ch.byKind).toEqual({ verdict: 2, behaviour: 2, availability: 2, fingerprint: 0 });
   expect(ch.count).toBe(4);
   const withChanges = { ...b, changes: ch } as CertificationReport;
-  const fails = (v: string) => changeFails(withChanges, { SADAD_FAIL_ON: v });
+  const fails = (v: string) => changeFails(withChanges, v as FailOn);
   expect(fails('fail')).toEqual([]);
   expect(fails('verdict')).toEqual(['verdict']);
   expect(fails('behaviour')).toEqual(['verdict', 'behaviour']);
@@ -69,8 +70,8 @@ test('availability alone, and another length of outage: only `any` fails, and on
   const c = report([kase('bill-enquiry.req.A.missing', 'PASS', rejection('HTTP 400'))], { faults: { 'HTTP 503': 1, reset: 1 }, outages: 1 });
   const ch = compareReports(a, c, 'p');
   expect(ch.byKind).toEqual({ verdict: 0, behaviour: 0, availability: 1, fingerprint: 0 });
-  expect(changeFails({ ...c, changes: ch } as CertificationReport, { SADAD_FAIL_ON: 'behaviour' })).toEqual([]);
-  expect(changeFails({ ...c, changes: ch } as CertificationReport, { SADAD_FAIL_ON: 'any' })).toEqual(['availability']);
+  expect(changeFails({ ...c, changes: ch } as CertificationReport, 'behaviour' as FailOn)).toEqual([]);
+  expect(changeFails({ ...c, changes: ch } as CertificationReport, 'any' as FailOn)).toEqual(['availability']);
 });
 
 test('a case that did not run in one of the runs, and a package of a suite that recorded no facts: no behaviour change, and the changes say what was not compared', () => {

@@ -5,6 +5,7 @@
  * is one entry naming them all; a request without an answer is an entry too; a resumed package's
  * HAR holds the carried cases', a re-judged package's the same calls.
  */
+import { readSettingsOrError } from '../../src/config/settings.js';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -126,7 +127,7 @@ test.describe('a run', () => {
     const har = (dir: string) => (JSON.parse(readFileSync(join(dir, 'exchanges.har'), 'utf8')) as Har).log.entries
       .map((e) => [e.startedDateTime, e.request.url, e.response.status, e._cases, e._preflight ?? false]);
     const out = join(mkdtempSync(join(tmpdir(), 'sadad-har-rejudged-')), 'reports');
-    await writeRejudgedPackage(run.reportsDir, out);
+    await writeRejudgedPackage(run.reportsDir, out, readSettingsOrError({}));
     expect(har(out)).toEqual(har(run.reportsDir));
     expect(har(out).filter((e) => e[4])).toHaveLength(4);
   });
@@ -199,7 +200,7 @@ test('a resumed package: the HAR holds the carried cases\' exchanges beside the 
   writeManifest(dir, manifest('r1', cases));
   writeEvidence(dir, evidence('bill-enquiry.a', 'r1', 'PASS'));
   writeEvidence(dir, evidence('bill-enquiry.b', 'r1', 'FAIL'));
-  writePackage(dir, buildPackage(dir, manifest('r1', cases)));
+  writePackage(dir, buildPackage(dir, manifest('r1', cases)), null);
   // --rerun-failed: the package set aside in previous/, b run again
   const previous = join(dir, 'previous');
   mkdirSync(join(previous, 'evidence'), { recursive: true });
@@ -208,7 +209,7 @@ test('a resumed package: the HAR holds the carried cases\' exchanges beside the 
   m2.end = { finishedAt: '2026-01-02T00:01:00.000Z', status: 'passed', durationMs: 60_000, errors: [] };
   writeManifest(dir, m2);
   writeEvidence(dir, evidence('bill-enquiry.b', 'r2', 'PASS'));
-  writePackage(dir, buildPackage(dir, m2));
+  writePackage(dir, buildPackage(dir, m2), null);
   const har = JSON.parse(readFileSync(join(dir, 'exchanges.har'), 'utf8')) as Har;
   expect(errorsOf(har)).toEqual([]);
   expect(har.log.entries.map((e) => [e._case, e._label, e._verdict])).toEqual([

@@ -3,6 +3,7 @@
  * runs, the cases a resume reruns, what makes a resume refuse, the availability observation, and a
  * package built from a journal on disk (a run killed, then resumed) without Playwright.
  */
+import { readSettingsOrError } from '../../src/config/settings.js';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,7 +134,7 @@ test('a killed run, rebuilt from its journal, then resumed: the merged package c
   writeEvidence(dir, evidence('bill-enquiry.a', 'r1', 'PASS', { transient: [{ op: 'bill-enquiry', kind: 'HTTP 503', recovered: true }] }));
   writeEvidence(dir, evidence('bill-enquiry.b', 'r1', 'FAIL'));
   writeEvidence(dir, { ...evidence('moi-enquiry.c', 'r1', 'NOT_RUN'), writtenBy: 'reporter', testStatus: 'failed', notes: [{ verdict: 'NOT_RUN', text: 'did not finish: the worker process running it exited unexpectedly (code=null, signal=SIGKILL)' }], exchanges: [] });
-  const first = currentPackage(dir)!;
+  const first = currentPackage(dir, readSettingsOrError({}))!;
   expect(first.rebuilt).toBe(true);
   const r1 = first.report;
   expect(r1.runs).toEqual([expect.objectContaining({ runId: 'r1', status: 'killed', cases: 4, finished: 2, callsFrom: 'evidence', calls: { 'bill-enquiry': 2 } })]);
@@ -142,8 +143,8 @@ test('a killed run, rebuilt from its journal, then resumed: the merged package c
   expect(r1.cases.find((c) => c.id === 'bill-enquiry.d')!.notes[0]!.text).toMatch(/no result reached disk/);
   expect(r1.cases.find((c) => c.id === 'moi-enquiry.c')).toMatchObject({ verdict: 'NOT_RUN', testStatus: 'failed', evidenceFile: 'evidence/moi-enquiry.c.json' });
   expect(r1.observations.availability.summary).toBe('1 transient fault in 2 calls (1 recovered, 0 not)');
-  expect(packageExitCode(r1)).toBe(1);
-  expect(currentPackage(dir)!.rebuilt, 'the package written is current now').toBe(false);
+  expect(packageExitCode(r1, 'fail')).toBe(1);
+  expect(currentPackage(dir, readSettingsOrError({}))!.rebuilt, 'the package written is current now').toBe(false);
 
   // `--rerun-failed`, as certify prepares it: the package set aside in previous/, the rerun cases' evidence written anew
   const previous = join(dir, 'previous');
@@ -156,7 +157,7 @@ test('a killed run, rebuilt from its journal, then resumed: the merged package c
   writeManifest(dir, m2);
   for (const id of rerun) writeEvidence(dir, evidence(id, 'r2', 'PASS'));
   const built = buildPackage(dir, m2);
-  writePackage(dir, built);
+  writePackage(dir, built, null);
   const r2 = built.report;
   expect(r2.outcome).toMatchObject({ certifies: true, unexpected: [], notRun: [] });
   expect(r2.runs.map((r) => [r.runId, r.cases, r.finished, r.status])).toEqual([['r1', 4, 2, 'killed'], ['r2', 3, 3, 'passed']]);

@@ -12,7 +12,9 @@ import {
   FORMAT, FORMAT_VERSION, type CaseReport, type CertificationReport,
 } from '../../src/reporter/model.js';
 import { formatDuration, planOf } from '../../src/reporter/plan.js';
-import { plannedLimits } from '../../src/vocabulary/plan.js';
+import { readSettings } from '../../src/config/settings.js';
+
+const plannedLimits = (vars: Record<string, string>) => readSettings(vars).run.limits;
 import { ROOT } from '../../src/paths.js';
 import type { Verdict } from '../../src/vocabulary/verdicts.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import Fastify from 'fastify';
 import type { CertificationReport } from '../../src/reporter/model.js';
-import { allCases } from '../../src/suite/cases.js';
+import { allCases, registrationWith } from '../../src/suite/cases.js';
 import { runSuite, LOADED_WINDOW } from './run-suite.js';
 import { expectVerdictsReproduced } from '../replay/helpers.js';
 
@@ -101,7 +101,7 @@ test('a target that flags every success as failed: the cases built on an enquiry
   const sent = Object.fromEntries(Object.entries(pacing.operations).map(([op, s]) => [op, s.calls]));
   // a clean run sends what its cases plan (test/suite/plan-vs-sent.ts holds the plan to that)
   const clean: Record<string, number> = {};
-  for (const [def] of allCases()) for (const [op, n] of Object.entries(def.calls ?? { [def.op]: 1 })) clean[op] = (clean[op] ?? 0) + n;
+  for (const [def] of allCases(registrationWith('full'))) for (const [op, n] of Object.entries(def.calls ?? { [def.op]: 1 })) clean[op] = (clean[op] ?? 0) + n;
   expect(bound(sent), `sent ${JSON.stringify(sent)} against a clean run's ${JSON.stringify(clean)}`).toBeLessThanOrEqual(1.1 * bound(clean));
   expect(sent['moi-enquiry']!, 'the MOI enquiries it used to spend on a base that never came').toBeLessThan(clean['moi-enquiry']!);
 });

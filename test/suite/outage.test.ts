@@ -7,6 +7,7 @@
  * Windows of 0.25 s (LOADED_WINDOW: these runs share the machine with npm test's others), the real
  * limits; 8 windows are 2 s.
  */
+import { readSettingsOrError } from '../../src/config/settings.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,7 +90,7 @@ test('an outage longer than SADAD_MAX_OUTAGE_SECONDS stops the run, resumable: t
     await expectVerdictsReproduced(resumed.reportsDir);
     // and the package re-judged from it keeps both runs and the first run's outage
     const out = join(mkdtempSync(join(tmpdir(), 'sadad-rejudged-')), 'reports');
-    const { report: rejudged } = await writeRejudgedPackage(resumed.reportsDir, out);
+    const { report: rejudged } = await writeRejudgedPackage(resumed.reportsDir, out, readSettingsOrError({}));
     expect([rejudged.runs, rejudged.observations.availability.outages, rejudged.outcome.certifies]).toEqual([merged.runs, merged.observations.availability.outages, true]);
   } finally {
     await mock.close();

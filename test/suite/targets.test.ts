@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { CaseSpec } from '../../src/suite/case.js';
-import { targetCases, targetsFromEnv, type Target } from '../../src/suite/targets.js';
+import { targetCases, targetsOf, type Target } from '../../src/suite/targets.js';
+import { readSettings } from '../../src/config/settings.js';
+
+const targetsFromEnv = (vars: Record<string, string>) => targetsOf(readSettings(vars));
 
 const plan = (targets: unknown) => {
   const file = join(mkdtempSync(join(tmpdir(), 'sadad-targets-')), 'targets.json');

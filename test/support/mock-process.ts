@@ -1,5 +1,5 @@
 /**
- * `npm run mock` in a process of its own (`node --import tsx src/mock/cli.ts`, as the npm script
+ * `npm run mock` in a process of its own (`node --import tsx src/cli/mock.ts`, as the npm script
  * runs it), for tests that restart replicas or send them signals. Only the variables given reach
  * it (and an empty env file, so a developer's .env does not).
  */
@@ -24,7 +24,7 @@ const live = new Set<ChildProcess>();
 process.once('exit', () => { for (const c of live) c.kill('SIGKILL'); });
 
 export async function startMockProcess(env: Record<string, string>, port: number): Promise<MockProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/mock/cli.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/mock.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? ROOT, SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env'), MOCK_LOG_LEVEL: 'silent', ...env, MOCK_PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,6 +10,7 @@ import { summarize, type Exchange } from '../../client/exchange.js';
 import { uniqueId } from '../../base/unique.js';
 import { defineCase, endOf, type CaseContext } from '../case.js';
 import { plannedLimit } from '../../vocabulary/plan.js';
+import type { Registration } from '../registration.js';
 import { billPayment, cents, enquireBills, enquireFees, feePayment, freshIds, type FeeState } from '../prepare.js';
 import { after as afterPaying, onBills, onFees, payAccepted } from '../payments.js';
 import { burstRepeats, exhausted } from '../../client/transient.js';
@@ -67,7 +68,7 @@ function spacedLimiter(c: CaseContext): void {
   c.notApplicable(`the target's limit is spaced (SADAD_RATE_SHAPE=spaced: one call per ${Math.round(c.config.rateWindowSeconds * 1000 / c.rt.limitOf(c.def.op))} ms), so copies sent together cannot reach the service at the same moment through it; the other duplicate cases judge a reused SequenceNumber`);
 }
 
-export function registerDuplicateCases(reg: { profile: string }): void {
+export function registerDuplicateCases(reg: Registration): void {
   defineCase({ id: 'bill-payment.dup.replay', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, calls: { 'bill-enquiry': 2, 'bill-payment': 3 }, payments: { debits: 2, subjects: 1 },
     expectation: 'replaying an accepted partial payment with its SequenceNumber is rejected or flagged, with no second debit (the same payment under a new SequenceNumber is accepted)' }, async (c) => {
     const [bill] = await enquireBills(c, await c.bills(1));
@@ -118,7 +119,7 @@ export function registerDuplicateCases(reg: { profile: string }): void {
   // a smoke run (SADAD_PROFILE=smoke) sends one burst: its point is a quick first look, not the narrow race
   const rounds = reg.profile === 'smoke' ? 1 : 3;
   defineCase({ id: 'bill-payment.dup.concurrent', family: 'duplicates', op: 'bill-payment', sections, level: 'MUST', pays: true, slow: true,
-    calls: { 'bill-enquiry': rounds + 2, 'bill-payment': rounds * copiesFor(plannedLimit('bill')) + 1 }, payments: { debits: rounds + 1, subjects: 1 },
+    calls: { 'bill-enquiry': rounds + 2, 'bill-payment': rounds * copiesFor(plannedLimit(reg.limits, 'bill')) + 1 }, payments: { debits: rounds + 1, subjects: 1 },
     expectation: `identical payments sent at the same moment with one SequenceNumber debit the bill once (${rounds} bursts, each with its own SequenceNumber)` }, async (c) => {
     spacedLimiter(c);
     const n = copiesFor(c.rt.limitOf('bill-payment'));
@@ -167,8 +168,8 @@ export function registerDuplicateCases(reg: { profile: string }): void {
   });
 
   defineCase({ id: 'moi-payment.dup.concurrent', family: 'duplicates', op: 'moi-payment', sections, level: 'MUST', pays: true, slow: true,
-    calls: { 'moi-enquiry': Math.ceil(copiesFor(plannedLimit('moi')) / 3), 'moi-payment': 2 * copiesFor(plannedLimit('moi')) - 1 },
-    payments: { debits: copiesFor(plannedLimit('moi')), subjects: copiesFor(plannedLimit('moi')) },
+    calls: { 'moi-enquiry': Math.ceil(copiesFor(plannedLimit(reg.limits, 'moi')) / 3), 'moi-payment': 2 * copiesFor(plannedLimit(reg.limits, 'moi')) - 1 },
+    payments: { debits: copiesFor(plannedLimit(reg.limits, 'moi')), subjects: copiesFor(plannedLimit(reg.limits, 'moi')) },
     expectation: 'payments of different fees sent at the same moment with one SequenceNumber: exactly one is accepted; the others are accepted under new SequenceNumbers' }, async (c) => {
     spacedLimiter(c);
     const n = copiesFor(c.rt.limitOf('moi-payment'));

@@ -28,7 +28,8 @@ import { summarize, type Exchange } from '../../client/exchange.js';
 import type { RequestBody } from '../../contract/message.js';
 import { defineCase, endOf, type CaseContext } from '../case.js';
 import { answerFact } from '../walk.js';
-import { plannedLimit, plannedShape } from '../../vocabulary/plan.js';
+import { plannedLimit } from '../../vocabulary/plan.js';
+import type { Registration } from '../registration.js';
 import { acceptableRequest, enquireBills, enquireFees, billPayment, feePayment } from '../prepare.js';
 import { spreadOf, startTogether, type Via } from '../burst.js';
 import { answerSignature, burstRepeats, exhausted, retryAfterMs } from '../../client/transient.js';
@@ -69,10 +70,10 @@ const ms = (n: number) => `${Math.round(n)} ms`;
 /** The figures a check reads: the window, the margin, the limit, and the spacing of a smoothing limiter. */
 interface Frame { limit: number; windowMs: number; marginMs: number; windowText: string }
 
-export function registerRateLimitCases(opId: OperationId): void {
+export function registerRateLimitCases(opId: OperationId, reg: Registration): void {
   const op = operation(opId);
-  const spaced = plannedShape() === 'spaced';
-  const n = plannedLimit(op.rateGroup) + (spaced ? 3 : 2);
+  const spaced = reg.shape === 'spaced';
+  const n = plannedLimit(reg.limits, op.rateGroup) + (spaced ? 3 : 2);
   const calls = opId === 'bill-payment' ? { [opId]: n, 'bill-enquiry': 1 } : opId === 'moi-payment' ? { [opId]: n, 'moi-enquiry': Math.ceil(n / 3) } : { [opId]: n };
   defineCase({ id: `${opId}.rate.limit`, family: 'rate-limit', op: opId, sections: ['4', '8'], level: 'MUST', slow: true, pays: op.kind === 'payment', calls,
     ...(op.kind === 'payment' ? { payments: { debits: n - 1, subjects: n - 1 } } : {}),

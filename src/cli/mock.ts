@@ -4,27 +4,16 @@
  * exit code 2, so scripts can tell it from a crash.
  */
 import { X509Certificate } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { config as loadEnv } from 'dotenv';
+import { loadEnvFile } from '../config/env-file.js';
 import { unset } from '../config/env-values.js';
 import { ConfigError } from '../contract/prefix.js';
-import { formatFaults, mockOptionsFromEnv, startMock, type RunningMock } from './index.js';
-
-function loadEnvFile(): void {
-  const named = process.env.SADAD_ENV_FILE;
-  if (named !== undefined && named !== '') {
-    if (!existsSync(named)) throw new ConfigError('SADAD_ENV_FILE', `no such file ${JSON.stringify(named)}`);
-    loadEnv({ path: named, quiet: true });
-  } else if (existsSync('.env')) {
-    loadEnv({ path: '.env', quiet: true });
-  }
-}
+import { formatFaults, mockOptionsFromEnv, startMock, type RunningMock } from '../mock/index.js';
 
 async function main(): Promise<void> {
   let mock: RunningMock;
   try {
-    loadEnvFile();
-    const options = mockOptionsFromEnv();
+    loadEnvFile(process.env);
+    const options = mockOptionsFromEnv(process.env);
     // JSON logs on stdout: `info` here unless MOCK_LOG_LEVEL says otherwise (startMock, and so the embedded mock, stays silent)
     if (unset(process.env.MOCK_LOG_LEVEL)) options.logLevel = 'info';
     mock = await startMock(options);

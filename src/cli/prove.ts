@@ -19,9 +19,10 @@ import { pathToFileURL } from 'node:url';
 import { DEFECT_CATALOGUE } from '../mock/defects.js';
 import { reportsDir, ROOT } from '../paths.js';
 import { targetCases, type Target } from '../suite/targets.js';
-import { GROUPS } from './targets-slice.js';
-import { caseResults, runSuite, type CaseResult, type SuiteRun } from './run-suite.js';
-import { clientJobs, DEFECT_RULES, judgeRun, runSampleClient, type ClientVerdict } from './client.js';
+import { groupsFor } from '../prove/targets-slice.js';
+import { registrationWith } from '../suite/cases.js';
+import { caseResults, runSuite, type CaseResult, type SuiteRun } from '../prove/run-suite.js';
+import { clientJobs, DEFECT_RULES, judgeRun, runSampleClient, type ClientVerdict } from '../prove/client.js';
 
 const { values } = parseArgs({
   options: {
@@ -127,7 +128,7 @@ async function runJobs(list: Job[], yieldCpu: boolean): Promise<Outcome[]> {
     ...(job.cases ? { cases: job.cases } : {}), ...(job.skip ? { skip: job.skip } : {}), ...(job.family && job.kind === 'defect' ? { family: job.family } : {}),
   }));
   writeFileSync(join(dir, 'targets.json'), JSON.stringify(targets, null, 2));
-  const expected = targetCases(targets, GROUPS);
+  const expected = targetCases(targets, groupsFor(registrationWith('full')));
   // about 50 tests a file (targets-slice.ts); the files are ESM like the project they import
   const slices = Math.max(1, Math.ceil(expected.length / 50));
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
@@ -222,14 +223,14 @@ for (const o of defects) {
   console.log(`${pad(o.job.name, 40)} ${pad(o.job.family!, 17)} ${pad(by.length ? 'yes' : 'NO', 9)} ${by.slice(0, 4).join(', ')}${by.length > 4 ? ` (+${by.length - 4})` : ''}${other ? `; ${other} other FAIL` : ''}${o.errors.length ? `; ${o.errors.length} ERROR` : ''}${o.note ? `; ${o.note}` : ''}`);
 }
 const seconds = Math.round((Date.now() - started) / 1000);
-mkdirSync(reportsDir(), { recursive: true });
-writeFileSync(join(reportsDir(), 'prove.json'), JSON.stringify({
+mkdirSync(reportsDir(process.env), { recursive: true });
+writeFileSync(join(reportsDir(process.env), 'prove.json'), JSON.stringify({
   seconds, detected: found.length, defects: defects.length, falseAlarms, faults: faults ?? null,
   client: clientVerdicts.map((v) => ({ run: clientNames(v.run.defect), ok: v.ok, rule: v.run.defect ? DEFECT_RULES[v.run.defect] : null, detectedBy: v.detectedBy, others: v.others, seconds: v.run.seconds })),
   conformant: conformant.map((o) => ({ run: o.job.name, fail: o.failing.map((r) => r.id), error: o.errors.map((r) => r.id), unplanned429: o.unplanned429, transient: o.transient, cases: o.cases, note: o.note })),
   results: defects.map((o) => ({ defect: o.job.name, family: o.job.family, detectedBy: detected(o).map((r) => r.id), otherFailures: o.failing.filter((r) => r.family !== o.job.family).map((r) => r.id), errors: o.errors.map((r) => r.id), note: o.note })),
 }, null, 2));
-console.log(`\nwall time ${seconds} s; details in ${join(reportsDir(), 'prove.json')}`);
+console.log(`\nwall time ${seconds} s; details in ${join(reportsDir(process.env), 'prove.json')}`);
 if (faults) {
   // both figures: the catalogue on a clean link, and the chosen defects behind the flaky gateway
   const part = (f: boolean) => {
