@@ -86,7 +86,12 @@ function projectContext(): Context {
   const docs = [readme, ...pages].join('\n');
   const source = [...sourceFiles('src'), 'playwright.config.ts'].map(read).join('\n');
   const choices = new Map<string, string[]>();
-  for (const m of source.matchAll(/oneOf\(env, '([A-Z][A-Z0-9_]*)', \[([^\]]*)\]/g)) choices.set(m[1]!, [...m[2]!.matchAll(/'([^']*)'/g)].map((v) => v[1]!));
+  // a variable's values, written in the call (`oneOf(env, 'X', ['a', 'b'] ...`) or as a named list (`oneOf(vars, 'X', VALUES, ...`, `export const VALUES = ['a', 'b'] as const`)
+  const lists = new Map([...source.matchAll(/export const ([A-Z][A-Z0-9_]*) = \[([^\]]*)\] as const/g)].map((m) => [m[1]!, m[2]!]));
+  for (const m of source.matchAll(/oneOf\((?:env|vars), '([A-Z][A-Z0-9_]*)', (?:\[([^\]]*)\]|([A-Z][A-Z0-9_]*))/g)) {
+    const values = m[2] ?? lists.get(m[3]!);
+    if (values !== undefined) choices.set(m[1]!, [...values.matchAll(/'([^']*)'/g)].map((v) => v[1]!));
+  }
   return {
     scripts: pkg.scripts ?? {},
     documented,

@@ -19,7 +19,7 @@ const CLIENT_SECRET = 'client-secret-Hh5tYv2Rr9b';
 const SIGNATURE = 'c2lnbmF0dXJlLXZhbHVlLVg3bTJwUTlr';
 
 function runCli(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'mock', 'cli.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'mock.ts')], {
     cwd: ROOT,
     // no .env of the working tree: SADAD_ENV_FILE names an empty one
     env: { PATH: process.env.PATH ?? '', SADAD_ENV_FILE: '/dev/null', MOCK_PORT: '0', SADAD_ACCESS_TOKEN: TOKEN, SADAD_CLIENT_SECRET: CLIENT_SECRET, ...env },

@@ -58,7 +58,7 @@ test('startMock listens on 127.0.0.1, port 0 picks a free port, close is idempot
 });
 
 function runCli(env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'src', 'mock', 'cli.ts')], {
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'src', 'cli', 'mock.ts')], {
     cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
