@@ -119,16 +119,27 @@ function targetsRuntimeOf(vars: Variables): Record<string, Record<string, string
   try { return JSON.parse(raw) as Record<string, Record<string, string>>; } catch { throw new ConfigError(TARGETS_RUNTIME_ENV, 'is not JSON (it is set by the multi-target global setup, not by hand)'); }
 }
 
-/** The run's part of the settings, from the variables and the suite's configuration read from them. */
-function runSettingsOf(vars: Variables, config: SuiteConfig): RunSettings {
+/**
+ * The selection the variables make, without the rest of the settings: what the cases are loaded with
+ * when the settings are wrong (the global setup stops the run on that, naming the variable; the dry
+ * run still lists the selected cases). A ConfigError when the selection itself is wrong.
+ */
+export function selectionOfVariables(vars: Variables): Selection {
   const profile = oneOf(vars, 'SADAD_PROFILE', PROFILES, 'full');
   const runOnlyFile = str(vars, RUN_ONLY_ENV);
+  return selectionOf({ cases: vars.SADAD_CASES, skip: vars.SADAD_SKIP_CASES, runOnly: runOnlyFile ? readRunOnly(runOnlyFile) : null, profile });
+}
+
+/** The run's part of the settings, from the variables and the suite's configuration read from them. */
+function runSettingsOf(vars: Variables, config: SuiteConfig): RunSettings {
+  const selection = selectionOfVariables(vars);
+  const profile = selection.profile;
   const baselineFile = str(vars, 'SADAD_BASELINE');
   return {
     runId: str(vars, 'SADAD_RUN_ID'),
     dryRun: truthy(str(vars, 'SADAD_DRY_RUN')),
     profile,
-    selection: selectionOf({ cases: vars.SADAD_CASES, skip: vars.SADAD_SKIP_CASES, runOnly: runOnlyFile ? readRunOnly(runOnlyFile) : null, profile }),
+    selection,
     resumeFrom: str(vars, RESUME_FROM_ENV),
     baselineFile,
     waivers: baselineFile ? readBaseline(baselineFile) : [],

@@ -7,10 +7,10 @@ import { operations, type OperationId } from '../contract/catalogue.js';
 import { collectCases, type CaseSpec } from './case.js';
 
 export { registrationOf, registrationWith, type Registration } from './registration.js';
-import type { Settings } from '../config/settings.js';
+import { processVariables, selectionOfVariables, type Settings } from '../config/settings.js';
 import { ConfigError } from '../contract/prefix.js';
 import { registrationOf, registrationWith, type Registration } from './registration.js';
-import { caseFilter } from '../vocabulary/selection.js';
+import { caseFilter, type Selection } from '../vocabulary/selection.js';
 import { registerDuplicateCases } from './rules/duplicates.js';
 import { registerFlowCases } from './rules/flows.js';
 import { registerHeaderCases } from './rules/headers.js';
@@ -64,8 +64,18 @@ export function plannedCaseDefinitions(reg: Registration, keep: (id: string) => 
  * process: the runner's, or the ones its global setup published for the workers), interleaved.
  */
 export function specCases(settings: Settings | ConfigError, group: keyof typeof CASE_GROUPS): CaseSpec[][] {
-  // a configuration error stops the run in its global setup, naming the variable: the cases are loaded first
-  if (settings instanceof ConfigError) return CASE_GROUPS[group](registrationWith('full'));
-  const selected = caseFilter(settings.run.selection);
-  return CASE_GROUPS[group](registrationOf(settings)).map((l) => l.filter(([def]) => selected(def.id)));
+  let reg: Registration;
+  let selected: (id: string) => boolean;
+  if (settings instanceof ConfigError) {
+    // a configuration error stops the run in its global setup, naming the variable (the cases are
+    // loaded first): as selected, when the selection itself is right, so that the dry run lists them
+    let selection: Selection | null = null;
+    try { selection = selectionOfVariables(processVariables()); } catch { /* every case */ }
+    reg = registrationWith(selection?.profile ?? 'full');
+    selected = selection ? caseFilter(selection) : () => true;
+  } else {
+    reg = registrationOf(settings);
+    selected = caseFilter(settings.run.selection);
+  }
+  return CASE_GROUPS[group](reg).map((l) => l.filter(([def]) => selected(def.id)));
 }
