@@ -41,9 +41,8 @@ export const E2E = [
   'verify/verify.test.ts',
 ];
 
-/** `--project unit` (or `--project=unit`) and no other project: the unit tests alone. */
-const projectArgs = process.argv.flatMap((a, i, all) => (a === '--project' ? [all[i + 1] ?? ''] : a.startsWith('--project=') ? [a.slice('--project='.length)] : []));
-const unitOnly = projectArgs.length > 0 && projectArgs.every((p) => p === 'unit');
+/** The end-to-end tests at a time (`TEST_E2E_WORKERS=N` to change it). */
+const E2E_WORKERS = Number(process.env.TEST_E2E_WORKERS) || 4;
 
 export default defineConfig({
   testDir: '.',
@@ -51,7 +50,7 @@ export default defineConfig({
   outputDir: '../test-results/unit',
   globalSetup: './global-setup.ts',
   fullyParallel: true,
-  workers: Number(process.env.TEST_WORKERS) || (unitOnly ? 6 : 4),
+  workers: Number(process.env.TEST_WORKERS) || 6,
   forbidOnly: !!process.env.CI,
   reporter: [['list'], ['json', { outputFile: '../test-results/unit-results.json' }]],
   timeout: 60_000,
@@ -63,8 +62,9 @@ export default defineConfig({
     launchOptions: { executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] },
   },
   projects: [
-    // e2e first: its long tests start first, the many short unit tests fill in around them
-    { name: 'e2e', testMatch: E2E, teardown: 'shared-run-check' },
+    // e2e first: its long tests start first; at most 4 at a time (they compute: child runs, gateways),
+    // so that from the start two workers run the unit tests, most of whose time is waits on windows
+    { name: 'e2e', testMatch: E2E, teardown: 'shared-run-check', workers: E2E_WORKERS },
     { name: 'unit', testIgnore: [...E2E, ...SIGNALS] },
     { name: 'shared-run-check', testMatch: 'shared-run.teardown.ts' },
     // after e2e, and so after unit and the shared run too (earlier phases): last, with nothing beside them
