@@ -23,21 +23,29 @@ import { defineConfig } from '@playwright/test';
  * (test/mock/limiters.test.ts): 56 s instead of 61 s on the 2-core machine.
  */
 export const SIGNALS = ['reporter/kill.test.ts', 'reporter/interrupt.test.ts'];
+/**
+ * The end-to-end files whose longest test takes 15 s or more (measured in npm test on the 2-core
+ * machine): a project of their own, dispatched first (Playwright hands out tests project by project,
+ * in the config's order), so that the long ones do not start last and leave a tail.
+ */
+export const E2E_LONG = [
+  'reporter/regression.test.ts', 'gateways/outages.test.ts', 'gateways/full-run.test.ts', 'suite/outage.test.ts',
+  'net/full-run.test.ts', 'suite/certify-against-mock.test.ts', 'ci/mock-job.test.ts', 'mock/soak.test.ts',
+  'mock/redis-certify.test.ts', 'gateways/limiters.test.ts', 'replay/rejudge.test.ts', 'judge/certify-client.test.ts',
+  'suite/transient.test.ts', 'suite/honest-verdicts.test.ts', 'mock/companies-judge.test.ts', 'reporter/smoke-availability.test.ts',
+];
 export const E2E = [
+  ...E2E_LONG,
   'attest/keys.test.ts', 'attest/package.test.ts',
-  'ci/mock-job.test.ts',
   'client/curl.test.ts',
-  'gateways/full-run.test.ts', 'gateways/limiters.test.ts', 'gateways/outages.test.ts',
-  'judge/certify-client.test.ts', 'judge/cli-args.test.ts',
-  'mock/companies-judge.test.ts', 'mock/fuzz.test.ts', 'mock/soak.test.ts',
-  'mock/redis-certify.test.ts', 'mock/redis-limiters.test.ts', 'mock/redis-outage.test.ts', 'mock/redis-replicas.test.ts',
-  'net/full-run.test.ts', 'net/material.test.ts', 'net/tls.test.ts',
+  'judge/cli-args.test.ts',
+  'mock/fuzz.test.ts',
+  'mock/redis-limiters.test.ts', 'mock/redis-outage.test.ts', 'mock/redis-replicas.test.ts',
+  'net/material.test.ts', 'net/tls.test.ts',
   'preflight/gateway-mtls.test.ts', 'preflight/preflight.test.ts',
-  'replay/rejudge.test.ts',
-  'reporter/certification.test.ts', 'reporter/dry-run.test.ts', 'reporter/har.test.ts', 'reporter/regression.test.ts',
-  'reporter/rerun.test.ts', 'reporter/resume-refusal.test.ts', 'reporter/smoke-availability.test.ts',
-  'suite/bad-targets.test.ts', 'suite/certify-against-mock.test.ts', 'suite/honest-verdicts.test.ts', 'suite/outage.test.ts',
-  'suite/secrets.test.ts', 'suite/transient.test.ts',
+  'reporter/certification.test.ts', 'reporter/dry-run.test.ts', 'reporter/har.test.ts',
+  'reporter/rerun.test.ts', 'reporter/resume-refusal.test.ts',
+  'suite/bad-targets.test.ts', 'suite/secrets.test.ts',
   'verify/verify.test.ts',
 ];
 
@@ -64,10 +72,11 @@ export default defineConfig({
   projects: [
     // e2e first: its long tests start first; at most 4 at a time (they compute: child runs, gateways),
     // so that from the start two workers run the unit tests, most of whose time is waits on windows
-    { name: 'e2e', testMatch: E2E, teardown: 'shared-run-check', workers: E2E_WORKERS },
+    { name: 'e2e-long', testMatch: E2E_LONG, teardown: 'shared-run-check', workers: E2E_WORKERS },
     { name: 'unit', testIgnore: [...E2E, ...SIGNALS] },
+    { name: 'e2e', testMatch: E2E.filter((f) => !E2E_LONG.includes(f)), teardown: 'shared-run-check', workers: E2E_WORKERS },
     { name: 'shared-run-check', testMatch: 'shared-run.teardown.ts' },
     // after e2e, and so after unit and the shared run too (earlier phases): last, with nothing beside them
-    { name: 'signals', testMatch: SIGNALS, dependencies: ['e2e'], workers: 2 },
+    { name: 'signals', testMatch: SIGNALS, dependencies: ['e2e-long', 'e2e'], workers: 2 },
   ],
 });
