@@ -24,15 +24,15 @@ import { constants } from 'node:os';
 import { join } from 'node:path';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, loadEnvFile } from '../config/index.js';
+// a plain run only spawns Playwright: what --report, --resume and --rejudge need is imported when
+// they run (the settings, the package, the re-judge: about 0.7 CPU-s of module loading a run, which
+// the project's tests pay some fifty times)
+import { ConfigError } from '../contract/prefix.js';
+import { loadEnvFile, SETTINGS_ENV } from '../config/env-file.js';
 import { ROOT, reportsDir } from '../paths.js';
 import { JournalError } from '../reporter/journal.js';
-import { readPackage, rebuildPackage, registerSecrets } from '../reporter/package.js';
-import { prepareResume } from '../reporter/resume.js';
-import { writeRejudgedPackage } from '../replay/package.js';
 import { changeFails, loadComparison } from '../reporter/compare.js';
 import { oneOf } from '../config/env-values.js';
-import { configuredSecrets, readSettingsOrError, SETTINGS_ENV } from '../config/settings.js';
 import { FAIL_ON_VALUES, type FailOn } from '../vocabulary/fail-on.js';
 import { VERDICT_ORDER } from '../vocabulary/verdicts.js';
 import type { CertificationReport } from '../reporter/model.js';
@@ -152,7 +152,7 @@ function runPlaywright(args: string[], env: NodeJS.ProcessEnv, done: (code: numb
 }
 
 /** `--rejudge`: the package re-judged from its evidence, written as a new package. Sends nothing. */
-function rejudgeMain(from: string, out: string | null): void {
+async function rejudgeMain(from: string, out: string | null): Promise<void> {
   let env: NodeJS.ProcessEnv;
   try { env = effectiveEnv(); } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
@@ -161,8 +161,11 @@ function rejudgeMain(from: string, out: string | null): void {
   }
   Object.assign(process.env, env);
   const dir = out ?? reportsDir(env);
+  const { configuredSecrets, readSettingsOrError } = await import('../config/settings.js');
+  const { registerSecrets } = await import('../reporter/package.js');
+  const { writeRejudgedPackage } = await import('../replay/package.js');
   registerSecrets(configuredSecrets(env));
-  writeRejudgedPackage(from, dir, readSettingsOrError(env)).then(({ report, rejudgement }) => {
+  await writeRejudgedPackage(from, dir, readSettingsOrError(env)).then(({ report, rejudgement }) => {
     const diverged = rejudgement.differing.filter((c) => c.divergence);
     const changed = rejudgement.differing.filter((c) => !c.divergence);
     console.log(`Re-judged ${rejudgement.cases.length} cases of ${from} from their evidence with this suite; nothing was sent.`);
@@ -180,7 +183,7 @@ function rejudgeMain(from: string, out: string | null): void {
   });
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const compare = compareFlag(process.argv.slice(2));
   if ('error' in compare) {
     console.error(`certify: ${compare.error}`);
@@ -219,6 +222,8 @@ function main(): void {
   if (command.mode === 'report') {
     try {
       Object.assign(process.env, env);
+      const { configuredSecrets, readSettingsOrError } = await import('../config/settings.js');
+      const { rebuildPackage, registerSecrets } = await import('../reporter/package.js');
       registerSecrets(configuredSecrets(env));
       const report = rebuildPackage(dir, readSettingsOrError(env));
       console.log(`Rebuilt from ${join(dir, 'run.json')} and ${join(dir, 'evidence')}; nothing was sent.\n${summary(report, dir)}`);
@@ -232,6 +237,8 @@ function main(): void {
 
   if (command.mode === 'resume') {
     Object.assign(process.env, env);
+    const { prepareResume } = await import('../reporter/resume.js');
+    const { readPackage } = await import('../reporter/package.js');
     const plan = prepareResume({ dir, env, args: command.rest, rerunFailed: command.rerunFailed });
     if (plan.kind === 'refuse') { console.error(plan.message); process.exit(2); }
     if (plan.kind === 'nothing') { console.log(plan.message); process.exit(0); }
@@ -251,4 +258,4 @@ function main(): void {
   runPlaywright(args, childEnv, (code) => process.exit(code));
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) void main();

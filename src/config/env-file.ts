@@ -4,6 +4,9 @@ import { resolve } from 'node:path';
 import dotenv from 'dotenv';
 import { ConfigError } from '../contract/prefix.js';
 
+/** Internal: the run's variables, published by its global setup for its workers and reporter (settings.ts). */
+export const SETTINGS_ENV = 'SADAD_SETTINGS';
+
 export function loadEnvFile(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
   const named = env.SADAD_ENV_FILE;
   const file = resolve(cwd, named || '.env');

@@ -25,8 +25,9 @@ export type { Variables } from './env-values.js';
 import { configFromVariables, EMBEDDED_MOCK_WINDOW_SECONDS, secretValues, type SuiteConfig } from './index.js';
 import { ROOT } from '../paths.js';
 
-/** Internal: the run's variables, published by its global setup for the workers and the reporter. */
-export const SETTINGS_ENV = 'SADAD_SETTINGS';
+import { SETTINGS_ENV } from './env-file.js';
+
+export { SETTINGS_ENV } from './env-file.js';
 /** Internal, set by `--resume` with SADAD_RUN_ONLY: the folder of the package this run continues. */
 export const RESUME_FROM_ENV = 'SADAD_RESUME_FROM';
 /** Internal: a file of case ids, one a line, that `--resume` narrows the run to. */
