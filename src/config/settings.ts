@@ -215,10 +215,16 @@ export function processSettings(): Settings {
 }
 
 export function processSettingsOrError(): Settings | ConfigError {
+  // a worker asks once per case: the published value unchanged, the settings are the ones read
+  const published = process.env[SETTINGS_ENV];
+  if (published !== undefined && published === lastPublished?.raw) return lastPublished.settings;
   let vars: Variables;
   try { vars = processVariables(); } catch (e) { if (e instanceof ConfigError) return e; throw e; }
-  return readSettingsOrError(vars);
+  const settings = readSettingsOrError(vars);
+  if (published !== undefined) lastPublished = { raw: published, settings };
+  return settings;
 }
+let lastPublished: { raw: string; settings: Settings | ConfigError } | undefined;
 
 /**
  * Every secret the settings hold, and the credentials' variables as given even when the settings
