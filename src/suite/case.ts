@@ -355,6 +355,16 @@ export class CaseContext {
   }
 
   /**
+   * Whether the run's outage watch saw the target down at `at` (ms): a 5xx then is the outage's, not
+   * the rule's answer (a maintenance page in the middle of a rate-limit check). Asked once the probe
+   * in flight has decided; an input of the case, as `retriesExhausted`'s.
+   */
+  async duringOutage(at: number): Promise<boolean> {
+    const outages = await this.input('outages', '', () => this.rt.pacer.outages(true).catch(() => []));
+    return coveredBy(outages, at);
+  }
+
+  /**
    * Whether a refused answer outside a burst was the gateway's limiter (pacer/over-limit.ts): asked
    * of the pacer, which slows the operation down when it was. The answer is an input of the case
    * (a re-judge gets it back from the evidence), since it depends on what the run learned.
@@ -413,6 +423,15 @@ export class CaseContext {
   /** A rejection passed: it means something only if the target accepts some request of `op` (checked over the whole run's evidence). */
   requireAcceptance(op: OperationId = this.def.op): void {
     this.requiresAcceptance = op;
+  }
+
+  /**
+   * Takes back the notes from the `from`-th on, with their verdicts: what a step noted that turned
+   * out to be read from an outage's answers (a rate-limit check repeated once the target is back).
+   */
+  withdrawNotes(from: number): void {
+    this.notes.splice(from);
+    this.verdicts.splice(from);
   }
 
   private note(verdict: Verdict, text: string, cause?: string, testedBy?: string): Note {

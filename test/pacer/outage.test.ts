@@ -1,7 +1,7 @@
 /**
  * The outage watch (src/pacer/outage.ts) on its own: when it probes, what counts as a failure in a
  * row, what it records, when the run is paused and let go, and when it gives up. The suite-level
- * behaviour (a conformant target down for 8 windows certifies with 0 ERROR) is in
+ * behaviour (a conformant target down for 16 windows certifies with 0 ERROR) is in
  * test/suite/outage.test.ts.
  */
 import { expect, test } from '@playwright/test';

@@ -5,7 +5,7 @@
  * resumable. The mock's outage fault (MOCK_FAULTS outage-after, outage-seconds, outage-kind) is the
  * target going down, after a set number of calls so that it lands mid-run however fast the run is.
  * Windows of 0.25 s (LOADED_WINDOW: these runs share the machine with npm test's others), the real
- * limits; 8 windows are 2 s.
+ * limits; 8 windows are 2 s, 16 windows 4 s.
  */
 import { readSettingsOrError } from '../../src/config/settings.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -25,8 +25,12 @@ const WINDOW = Number(LOADED_WINDOW.MOCK_RATE_WINDOW_SECONDS);
 const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as CertificationReport;
 
 for (const kind of ['maintenance', 'reset'] as const) {
-  test(`a conformant target down for 8 windows mid-run (${kind === 'maintenance' ? 'a 503 maintenance page' : 'connections reset'}) certifies with 0 ERROR; the outage is in the package`, async () => {
-    const run = await certify({ ...LOADED_WINDOW, MOCK_FAULTS: `outage-after=150,outage-seconds=${8 * WINDOW},outage-kind=${kind}`, SADAD_SEED: '18' });
+  // 16 windows: longer than a rate-limit check holds its operation (the check's burst, the window it
+  // waits out, its retries of the reset), so that an outage that begins inside one is still on when
+  // the watch's probe, which waits for that hold, goes out (a shorter one may be over by then: the run
+  // met it only as faults it got past, and recorded no outage)
+  test(`a conformant target down for 16 windows mid-run (${kind === 'maintenance' ? 'a 503 maintenance page' : 'connections reset'}) certifies with 0 ERROR; the outage is in the package`, async () => {
+    const run = await certify({ ...LOADED_WINDOW, MOCK_FAULTS: `outage-after=150,outage-seconds=${16 * WINDOW},outage-kind=${kind}`, SADAD_SEED: '18' });
     const r = readReport(run.reportsDir);
     expect(r.counts.byVerdict.ERROR, run.output.slice(-3000)).toBe(0);
     expect(r.outcome.certifies, r.outcome.summary).toBe(true);
@@ -39,8 +43,8 @@ for (const kind of ['maintenance', 'reset'] as const) {
     expect(o.probes, 'probed until it answered').toBeGreaterThanOrEqual(2);
     expect(Object.keys(o.kinds)).toEqual(kind === 'maintenance' ? ['HTTP 503'] : ['reset']);
     // it lasted about as long as the mock was down (its start is the first failure, its end the first answered probe)
-    expect(o.durationMs).toBeGreaterThanOrEqual(8 * WINDOW * 1000 - 300);
-    expect(o.durationMs).toBeLessThan(8 * WINDOW * 1000 + 5_000);
+    expect(o.durationMs).toBeGreaterThanOrEqual(16 * WINDOW * 1000 - 300);
+    expect(o.durationMs).toBeLessThan(16 * WINDOW * 1000 + 5_000);
     expect(r.observations.availability.summary).toMatch(/1 outage \(\d+ s\)/);
     expect(run.output).toMatch(/outage: the target has been down since/);
     expect(run.output).toMatch(/outage: the target is back at .* the run goes on where it stopped/);
@@ -53,6 +57,21 @@ for (const kind of ['maintenance', 'reset'] as const) {
     await expectVerdictsReproduced(run.reportsDir);
   });
 }
+
+test('a maintenance page that begins on the call over the limit is the outage\'s answer, not the limiter\'s: the check is repeated once the target is back, and the case passes', async () => {
+  // the 11th call of the burst (limit 10) is the first the mock answers with its maintenance page, the
+  // one more call and the call after the window too: read alone, a limiter answering 503 that never
+  // resets (FAIL before the outage watch was asked); the watch saw the target down then
+  const run = await certify({ ...LOADED_WINDOW, SADAD_CASES: 'bill-enquiry.rate.limit', MOCK_FAULTS: `outage-after=11,outage-seconds=${8 * WINDOW},outage-kind=maintenance`, SADAD_SEED: '18' });
+  const r = readReport(run.reportsDir);
+  const c = r.cases.find((x) => x.id === 'bill-enquiry.rate.limit')!;
+  expect(c.verdict, JSON.stringify(c.notes)).toBe('PASS');
+  const ev = JSON.parse(readFileSync(join(run.reportsDir, 'evidence', 'bill-enquiry.rate.limit.json'), 'utf8')) as { observations: Record<string, unknown> };
+  expect(String(ev.observations['check 1'])).toMatch(/not judged: HTTP 503 on the call after the window while the target was down \(an outage\)/);
+  expect(ev.observations['rate-limit answer'], 'the limiter\'s own answer, from the repeated check').toBe('HTTP 429');
+  expect(r.observations.availability.pacing?.overLimit ?? [], 'no outage answer learned as the limiter\'s').toEqual([]);
+  await expectVerdictsReproduced(run.reportsDir);
+});
 
 test('an outage longer than SADAD_MAX_OUTAGE_SECONDS stops the run, resumable: the unfinished cases NOT_RUN, then --resume certifies', async () => {
   // one mock for both runs, reached as a configured target: down from its 350th call (late: the resume has

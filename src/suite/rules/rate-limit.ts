@@ -62,7 +62,23 @@ const OVER_CHECKS = 3;
  * `at`: when the fault that bent the check happened (ms), to tell whether an outage covered it.
  * `suspect`: a 5xx on exactly the call over the limit, to be seen again before it is believed.
  */
-type Check = { result: 'judged' } | { result: 'bent'; why: string; at: number; suspect?: string } | { result: 'over'; spread: string };
+/**
+ * `unless-outage`: a 5xx that may be the outage's rather than the limiter's. Decided once the
+ * operation's hold is released (the outage watch's probe may need that operation): bent when the
+ * watch saw the target down at `at`, else `otherwise` judges it.
+ */
+type Settled = { result: 'judged' } | { result: 'bent'; why: string; at: number; suspect?: string } | { result: 'over'; spread: string };
+type Check = Settled | { result: 'unless-outage'; why: string; at: number; otherwise: () => Settled; learn?: () => Promise<unknown> };
+
+/**
+ * The limiter's answer other than 429 is taught to the pacer (pacer/over-limit.ts) once the check is
+ * judged, or when what may have been an outage was not: an outage's maintenance page is no limiter's.
+ */
+async function teachOnceJudged(r: Check, learn: (() => Promise<unknown>) | undefined): Promise<Check> {
+  if (!learn) return r;
+  if (r.result === 'judged') await learn();
+  return r.result === 'unless-outage' ? { ...r, learn } : r;
+}
 
 const started = (ex: Exchange) => Date.parse(ex.startedAt);
 const ms = (n: number) => `${Math.round(n)} ms`;
@@ -114,7 +130,20 @@ async function checkUntilJudged(c: CaseContext, f: Frame, calls: number, what: s
     const bodies = await acceptableRequests(c, calls);
     const mark = c.faults.length;
     const first = c.exchanges.length;
-    const r = await c.rt.pacer.exclusive(c.def.op, (via) => one(check, bodies, via, suspect));
+    const notesBefore = c.notes.length;
+    const checked = await c.rt.pacer.exclusive(c.def.op, (via) => one(check, bodies, via, suspect));
+    // a 5xx while the target was down (a maintenance page that began inside the check) is the
+    // outage's answer: the check is repeated once it is back, and what it noted (the limiter's
+    // status, read from the outage's answers) is no finding
+    let r: Settled;
+    if (checked.result !== 'unless-outage') r = checked;
+    else if (await c.duringOutage(checked.at)) {
+      c.withdrawNotes(notesBefore);
+      r = { result: 'bent', why: checked.why, at: checked.at };
+    } else {
+      await checked.learn?.();
+      r = checked.otherwise();
+    }
     // a judged check is past every fault the earlier, bent ones met
     if (r.result === 'judged') { c.recovered(start); return; }
     if (r.result === 'over') {
@@ -162,7 +191,12 @@ async function oneCheck(c: CaseContext, f: Frame, check: number, bodies: Request
   }
   // not one accepted, and never one of this operation in this case: the burst says nothing about a limit, only
   // that these requests are refused (no vacuous FAIL); after an accepted burst, none accepted is the limit not resetting
-  if (accepted === 0 && !c.acceptedOps.has(c.def.op)) return c.inconclusive(`not one of the ${limit + 1} calls sent together in a fresh window was accepted, so the limit could not be checked: ${summarize(burst[0]!)}; ${c.def.op}.res.schema tests acceptance directly`, `precondition: ${operation(c.def.op).title} not accepted`, `${c.def.op}.res.schema`);
+  if (accepted === 0 && !c.acceptedOps.has(c.def.op)) {
+    const inconclusive = () => c.inconclusive(`not one of the ${limit + 1} calls sent together in a fresh window was accepted, so the limit could not be checked: ${summarize(burst[0]!)}; ${c.def.op}.res.schema tests acceptance directly`, `precondition: ${operation(c.def.op).title} not accepted`, `${c.def.op}.res.schema`);
+    // every call a 5xx: the outage's answer when the target was down then, not a refusal of these requests
+    if (outcomes.every((o) => o.kind === 'server-error')) return { result: 'unless-outage', why: `HTTP ${burst[0]!.response?.status} on every call of the burst while the target was down (an outage)`, at: end, otherwise: inconclusive };
+    return inconclusive();
+  }
   // one answer for every refused call (a limiter answers alike), or several (a blip among them)
   const signatures = new Set(refused.map(answerSignature));
   const consistent = signatures.size === 1;
@@ -198,10 +232,10 @@ async function oneCheck(c: CaseContext, f: Frame, check: number, bodies: Request
       c.observe('blip', `HTTP ${status} on call ${refusedIdx[0]! + 1} was a blip: one more call at once got the limiter's ${p.detail}`);
     }
   }
-  if (o.status !== 429) await c.input('pacing', `learn ${o.status}`, () => c.rt.pacer.learnOverLimit({ status: o.status!, signature, op: c.def.op }).then(() => true).catch(() => false));
+  const learn = o.status !== 429 ? () => c.input('pacing', `learn ${o.status}`, () => c.rt.pacer.learnOverLimit({ status: o.status!, signature, op: c.def.op }).then(() => true).catch(() => false)) : undefined;
   recordRefusal(c, overEx, o);
   c.observe('burst', `${limit} accepted, call ${refusedIdx[0]! + 1} rejected; ${spread}`);
-  return resetCheck(c, f, [...burst, overEx], overEx, bodies[limit + 1]!, via, tag, false);
+  return teachOnceJudged(await resetCheck(c, f, [...burst, overEx], overEx, bodies[limit + 1]!, via, tag, false), learn);
 }
 
 /** What the over-limit answer looked like, and a WARN when it is not the common 429 with Retry-After. */
@@ -257,8 +291,14 @@ async function resetCheck(c: CaseContext, f: Frame, burst: Exchange[], refusal: 
     const next = endOf(again) + Math.max(after !== undefined && after <= 2 * f.windowMs ? after + 50 : 0, pause);
     pause *= 2;
     if (next > deadline) {
-      c.violated(`after waiting out the ${spacedShape ? 'spacing' : 'window'} the call was still refused ${ms(started(again) - windowEnd)} after it (${attempt === 1 ? 'one try' : `the last of ${attempt} tries`}; the limit had two more ${spacedShape ? 'spacings' : 'windows'} to reset): ${summarize(again)}`);
-      return { result: 'judged' };
+      const fail = (): Settled => {
+        c.violated(`after waiting out the ${spacedShape ? 'spacing' : 'window'} the call was still refused ${ms(started(again) - windowEnd)} after it (${attempt === 1 ? 'one try' : `the last of ${attempt} tries`}; the limit had two more ${spacedShape ? 'spacings' : 'windows'} to reset): ${summarize(again)}`);
+        return { result: 'judged' };
+      };
+      // a 5xx refusal (a maintenance page that began in the burst answers every call alike): the
+      // outage's, when the watch saw the target down then; the check is repeated once it is back
+      if (o.kind === 'server-error') return { result: 'unless-outage', why: `HTTP ${again.response?.status} on the call after the window while the target was down (an outage)`, at: endOf(again), otherwise: fail };
+      return fail();
     }
     at = next;
   }
@@ -382,8 +422,8 @@ async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: R
     }
     recordRefusal(c, ex, o);
     c.observe('too soon', `a call ${ms(gap)} after an accepted one was refused: ${o.detail}`);
-    if (o.status !== undefined && o.status !== 429) await c.input('pacing', `learn ${o.status}`, () => c.rt.pacer.learnOverLimit({ status: o.status!, signature, op: c.def.op }).then(() => true).catch(() => false));
+    const learn = o.status !== undefined && o.status !== 429 ? () => c.input('pacing', `learn ${o.status}`, () => c.rt.pacer.learnOverLimit({ status: o.status!, signature, op: c.def.op }).then(() => true).catch(() => false)) : undefined;
     // a spacing after the refusal (a limiter that counts refusals waits from it), accepted again
-    return resetCheck(c, { ...f, windowMs: spacing }, [ex], ex, bodies[f.limit + 2]!, via, tag, true, endOf(ex));
+    return teachOnceJudged(await resetCheck(c, { ...f, windowMs: spacing }, [ex], ex, bodies[f.limit + 2]!, via, tag, true, endOf(ex)), learn);
   }
 }
