@@ -10,19 +10,26 @@ import { defineConfig } from '@playwright/test';
  *   Squid), no redis-server, and no load run (the soak, the fuzz). Short helper processes are
  *   allowed (the mock's own CLI, a node one-liner, bash around a fake npm or git). Every other test
  *   file is end-to-end and listed in E2E below; test/projects.test.ts holds the list to the rule.
- * - `e2e`: the tests with child runs, gateways, Redis and load, beside the unit tests. The ones that
- *   only read a full clean package share one run (test/support/shared-run.ts: the first to ask makes
- *   it); `shared-run-check`, the e2e project's teardown, fails if a test changed it.
+ * - `e2e-long`, `e2e`: the tests with child runs, gateways, Redis and load, at most 4 at a time each
+ *   (E2E_WORKERS), beside the unit tests; the long files first (E2E_LONG). The ones that only read a
+ *   full clean package share one run (test/support/shared-run.ts: the first to ask makes it);
+ *   `shared-run-check`, their teardown, fails if a test changed it.
+ * - `timing`: unit tests that measure milliseconds (TIMING), after the end-to-end tests.
  * - `signals`: the tests that stop a run with a signal (kill, interrupt) run last, two at a time,
  *   with nothing else beside them: under the other workers' load a case in flight met an ERROR as the
  *   run stopped, and a SIGTERM let a run go on to its end (each seen once in CI).
  *
- * Most tests wait (on windows, child runs, timers) rather than compute: 4 workers on 2 cores
- * (`TEST_WORKERS=N` to change it); the unit project alone (`--project unit`, `npm run test:unit`)
- * 6, since a fifth of its time is waits on rate-limit windows with no child run beside them
- * (test/mock/limiters.test.ts): 56 s instead of 61 s on the 2-core machine.
+ * Most tests wait (on windows, child runs, timers) rather than compute: 6 workers on 2 cores
+ * (`TEST_WORKERS=N`), at most 4 of them end-to-end, so that two run the unit tests from the start.
+ * `npm run test:unit` runs the unit and timing projects alone (`--no-deps`).
  */
 export const SIGNALS = ['reporter/kill.test.ts', 'reporter/interrupt.test.ts'];
+/**
+ * Unit tests that measure time in milliseconds (the pacer's schedule, the mock's limiters): beside
+ * the end-to-end runs, which keep both cores busy, their timers fire late (seen: 15 and 170 ms).
+ * Their own project, after the end-to-end ones, with only unit tests beside them.
+ */
+export const TIMING = ['pacer/budget.test.ts', 'mock/rate-limit.test.ts', 'mock/limiters.test.ts'];
 /**
  * The end-to-end files whose longest test takes 15 s or more (measured in npm test on the 2-core
  * machine): a project of their own, dispatched first (Playwright hands out tests project by project,
@@ -73,10 +80,12 @@ export default defineConfig({
     // e2e first: its long tests start first; at most 4 at a time (they compute: child runs, gateways),
     // so that from the start two workers run the unit tests, most of whose time is waits on windows
     { name: 'e2e-long', testMatch: E2E_LONG, teardown: 'shared-run-check', workers: E2E_WORKERS },
-    { name: 'unit', testIgnore: [...E2E, ...SIGNALS] },
+    // before unit: alone (`npm run test:unit`, --no-deps) its long waits start first
+    { name: 'timing', testMatch: TIMING, dependencies: ['e2e-long', 'e2e'] },
+    { name: 'unit', testIgnore: [...E2E, ...SIGNALS, ...TIMING] },
     { name: 'e2e', testMatch: E2E.filter((f) => !E2E_LONG.includes(f)), teardown: 'shared-run-check', workers: E2E_WORKERS },
     { name: 'shared-run-check', testMatch: 'shared-run.teardown.ts' },
     // after e2e, and so after unit and the shared run too (earlier phases): last, with nothing beside them
-    { name: 'signals', testMatch: SIGNALS, dependencies: ['e2e-long', 'e2e'], workers: 2 },
+    { name: 'signals', testMatch: SIGNALS, dependencies: ['timing'], workers: 2 },
   ],
 });

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { E2E, SIGNALS } from './playwright.config.js';
+import { E2E, SIGNALS, TIMING } from './playwright.config.js';
 
 const TEST_DIR = import.meta.dirname;
 /** Calls that start a child run of the suite or the client judge, a gateway or Redis (test/support, test/reporter/helpers.ts, test/suite/run-suite.ts, src/prove). */
@@ -21,7 +21,7 @@ function testFiles(dir: string): string[] {
 }
 
 test('every end-to-end and signals file listed exists', () => {
-  expect([...E2E, ...SIGNALS].filter((f) => !existsSync(join(TEST_DIR, f)))).toEqual([]);
+  expect([...E2E, ...SIGNALS, ...TIMING].filter((f) => !existsSync(join(TEST_DIR, f)))).toEqual([]);
 });
 
 test('no unit test file starts a suite run, the client judge, a gateway or Redis (those are listed as end-to-end)', () => {
