@@ -28,7 +28,7 @@ import { pathToFileURL } from 'node:url';
 // they run (the settings, the package, the re-judge: about 0.7 CPU-s of module loading a run, which
 // the project's tests pay some fifty times)
 import { ConfigError } from '../contract/prefix.js';
-import { loadEnvFile, SETTINGS_ENV } from '../config/env-file.js';
+import { childEnvironment, loadEnvFile } from '../config/env-file.js';
 import { ROOT, reportsDir } from '../paths.js';
 import { JournalError } from '../reporter/journal.js';
 import { changeFails, loadComparison } from '../reporter/compare.js';
@@ -135,8 +135,7 @@ function effectiveEnv(): NodeJS.ProcessEnv {
 function runPlaywright(args: string[], env: NodeJS.ProcessEnv, done: (code: number) => void): void {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
   // a run publishes its own settings (config/settings.ts): none of a run this one may have been started from
-  const { [SETTINGS_ENV]: _published, ...own } = env;
-  const child = spawn(process.execPath, [cli, ...args], { stdio: 'inherit', env: own });
+  const child = spawn(process.execPath, [cli, ...args], { stdio: 'inherit', env: childEnvironment(env) });
   // Ctrl-C reaches Playwright through the terminal (a second SIGINT would make it skip its teardown),
   // so this process only waits. SIGTERM sent to this process alone is passed on once: the
   // certification reporter turns it into Playwright's graceful stop, and ignores repeats

@@ -7,6 +7,15 @@ import { ConfigError } from '../contract/prefix.js';
 /** Internal: the run's variables, published by its global setup for its workers and reporter (settings.ts). */
 export const SETTINGS_ENV = 'SADAD_SETTINGS';
 
+/**
+ * The variables a child process is given: these (the process's own by default), without the run's
+ * published settings: a run a child starts publishes its own.
+ */
+export function childEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const { [SETTINGS_ENV]: _published, ...own } = env;
+  return own;
+}
+
 export function loadEnvFile(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
   const named = env.SADAD_ENV_FILE;
   const file = resolve(cwd, named || '.env');

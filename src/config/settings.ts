@@ -10,24 +10,20 @@
  * (SADAD_SETTINGS, `publishSettings`); every process of the run reads its settings from that value,
  * so they all read the same, parsed the same way.
  */
-import { resolve } from 'node:path';
 import { ConfigError } from '../contract/prefix.js';
 import { operations } from '../contract/catalogue.js';
+import { reportsDir, resultsDir } from '../paths.js';
 import { readBaseline, type Waiver } from '../vocabulary/baseline.js';
 import { FAIL_ON_VALUES, type FailOn } from '../vocabulary/fail-on.js';
 import type { Limits, PlanContext } from '../vocabulary/plan.js';
 import { PROFILES, type Profile } from '../vocabulary/profile.js';
 import { readRunOnly, selectionOf, type Selection } from '../vocabulary/selection.js';
-import { loadEnvFile } from './env-file.js';
+import { loadEnvFile, SETTINGS_ENV } from './env-file.js';
 import { oneOf, positiveInteger, unset, type Variables } from './env-values.js';
+import { configFromVariables, EMBEDDED_MOCK_WINDOW_SECONDS, secretValues, type SuiteConfig } from './index.js';
 
 export type { Variables } from './env-values.js';
-import { configFromVariables, EMBEDDED_MOCK_WINDOW_SECONDS, secretValues, type SuiteConfig } from './index.js';
-import { ROOT } from '../paths.js';
-
-import { SETTINGS_ENV } from './env-file.js';
-
-export { SETTINGS_ENV } from './env-file.js';
+export { childEnvironment, SETTINGS_ENV } from './env-file.js';
 /** Internal, set by `--resume` with SADAD_RUN_ONLY: the folder of the package this run continues. */
 export const RESUME_FROM_ENV = 'SADAD_RESUME_FROM';
 /** Internal: a file of case ids, one a line, that `--resume` narrows the run to. */
@@ -88,7 +84,12 @@ export interface Settings {
 }
 
 const str = (vars: Variables, name: string) => (unset(vars[name]) ? undefined : vars[name]!.trim());
-const truthy = (v: string | undefined) => v === '1' || v === 'true';
+
+/** SADAD_DRY_RUN: set to anything but 0, false, no or off (as `certify` reads it). */
+export const dryRunOf = (vars: Variables): boolean => !unset(vars.SADAD_DRY_RUN) && !/^(0|false|no|off)$/i.test(vars.SADAD_DRY_RUN.trim());
+
+/** Whether payments may be sent without asking: the embedded mock (no SADAD_BASE_URL), or SADAD_PAYMENTS set. */
+export const paymentsSettledOf = (vars: Variables): boolean => unset(vars.SADAD_BASE_URL) || !unset(vars.SADAD_PAYMENTS);
 
 function positive(raw: string | undefined): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
@@ -138,7 +139,7 @@ function runSettingsOf(vars: Variables, config: SuiteConfig): RunSettings {
   const baselineFile = str(vars, 'SADAD_BASELINE');
   return {
     runId: str(vars, 'SADAD_RUN_ID'),
-    dryRun: truthy(str(vars, 'SADAD_DRY_RUN')),
+    dryRun: dryRunOf(vars),
     profile,
     selection,
     resumeFrom: str(vars, RESUME_FROM_ENV),
@@ -146,11 +147,11 @@ function runSettingsOf(vars: Variables, config: SuiteConfig): RunSettings {
     waivers: baselineFile ? readBaseline(baselineFile) : [],
     compareFile: str(vars, 'SADAD_COMPARE'),
     failOn: oneOf(vars, 'SADAD_FAIL_ON', FAIL_ON_VALUES, 'fail'),
-    paymentsSettled: unset(vars.SADAD_BASE_URL) || !unset(vars.SADAD_PAYMENTS),
+    paymentsSettled: paymentsSettledOf(vars),
     limits: plannedLimits(vars, config),
     plan: { signer: !!(config.signer || config.signingKey), payments: config.payments, preflight: config.preflight },
-    reportsDir: resolve(ROOT, str(vars, 'SADAD_REPORTS_DIR') ?? 'reports'),
-    resultsDir: resolve(ROOT, str(vars, 'SADAD_RESULTS_DIR') ?? 'test-results/certify'),
+    reportsDir: reportsDir(vars),
+    resultsDir: resultsDir(vars),
     targetProfile: str(vars, 'SADAD_TARGET_PROFILE'),
     pacerUrl: str(vars, 'SADAD_PACER_URL'),
     workers: unset(vars.SADAD_WORKERS) ? undefined : positiveInteger(vars, 'SADAD_WORKERS', 1),
@@ -243,10 +244,4 @@ export function configuredSecrets(variables: Variables): string[] {
 export function publishSettings(variables: Variables): Settings {
   process.env[SETTINGS_ENV] = JSON.stringify(variables);
   return processSettings();
-}
-
-/** The variables a child process of this one is given: the process's own, without the run's published settings (a child reads its own). */
-export function childEnvironment(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  const { [SETTINGS_ENV]: _published, ...env } = process.env;
-  return { ...env, ...extra };
 }

@@ -30,11 +30,10 @@ import { buildPackage, packageOptionsOf, registerSecrets, signingOf, writePackag
 import { newRunManifest } from './manifest.js';
 import { formatDuration, formatPlan, planOf, type Plan } from './plan.js';
 import type { PlanContext } from '../vocabulary/plan.js';
-import { configuredSecrets, processSettingsOrError, processVariables, type Settings } from '../config/settings.js';
+import { configuredSecrets, dryRunOf, paymentsSettledOf, processSettingsOrError, processVariables, type Settings } from '../config/settings.js';
 
 export { narrowingArgs } from './narrowing.js';
 
-const truthy = (v: string | undefined) => !!v && !/^(0|false|no|off)$/i.test(v.trim());
 
 let sigtermHandled = false;
 /** Set when the run's reports are being written: a SIGINT then would kill it mid-write. */
@@ -218,8 +217,8 @@ export default class CertificationReporter implements Reporter {
     let vars: Record<string, string | undefined> = {};
     try { vars = processVariables(); } catch { /* SADAD_ENV_FILE: reported above */ }
     const s = this.settings();
-    const listCases = s instanceof ConfigError ? truthy(vars.SADAD_DRY_RUN) : s.run.dryRun;
-    const paymentsSettled = s instanceof ConfigError ? !vars.SADAD_BASE_URL?.trim() || !!vars.SADAD_PAYMENTS?.trim() : s.run.paymentsSettled;
+    const listCases = s instanceof ConfigError ? dryRunOf(vars) : s.run.dryRun;
+    const paymentsSettled = s instanceof ConfigError ? paymentsSettledOf(vars) : s.run.paymentsSettled;
     console.log(formatPlan(plan ?? planOf(this.tests.map(plannedCase), unknownLimits), { listCases, paymentsSettled }));
   }
 }
