@@ -118,3 +118,15 @@ test('answers slower than the window: a limit that never resets is a FAIL, a con
   expect([c.verdict, c.notes.map((n) => n.text).join(' | ')], conformant.output.slice(-2000)).toEqual(['PASS', '']);
   await expectVerdictsReproduced(blocked.reportsDir);
 });
+
+test('a spaced limit checked against answers slower than the spacing: a call that left late and was accepted is a payment done, never sent again (no duplicate read as the limiter)', async () => {
+  // every answer 150 ms late, one call per 100 ms allowed: the call meant to go out sooner than the
+  // spacing always leaves after the previous answer, so the limiter rightly accepts it. Each try is
+  // another payment; before, the second try sent the accepted one again, and its 409 duplicate
+  // answer read as the limiter's refusal (a WARN that the limiter answers 409)
+  const run = await runSuite({ MOCK_RATE_WINDOW_SECONDS: '1', MOCK_LIMITER: 'spaced', SADAD_RATE_SHAPE: 'spaced', MOCK_FAULTS: 'latency=150', SADAD_CASES: 'bill-payment.rate.limit', SADAD_SEED: '5' });
+  const c = readReport(run.reportsDir).cases.find((x) => x.id === 'bill-payment.rate.limit')!;
+  expect([c.verdict, c.notes.map((n) => n.text).join(' | ')], run.output.slice(-2000)).toEqual(['ERROR', expect.stringMatching(/the answers come later than the spacing/)]);
+  const ev = JSON.parse(readFileSync(join(run.reportsDir, 'evidence', 'bill-payment.rate.limit.json'), 'utf8')) as { exchanges: { response?: { status: number } }[] };
+  expect(ev.exchanges.filter((x) => x.response?.status === 409), 'no payment sent twice').toEqual([]);
+});

@@ -401,9 +401,13 @@ async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: R
     return c.stop(`a call ${i === 0 ? 'from a quiet operation' : `${ms(started(ex) - lastAcceptedEnd)} after an accepted one's answer`} was refused, though one call per ${ms(interval)} is the documented spacing: ${summarize(ex)}`);
   }
   c.observe('spaced calls', `${f.limit + 1} calls, each ${ms(spacing)} after the previous, all accepted`);
-  // a call sooner than the spacing: refused (judged only when it really went out inside the band)
+  // a call sooner than the spacing: refused (judged only when it really went out inside the band).
+  // A try that left late and was accepted is a transaction done: the next try sends another request
+  // (the one kept for the reset, which is fetched again when its turn comes), never the same payment
+  let soonBody = bodies[f.limit + 1]!;
+  let resetBody: RequestBody | undefined = bodies[f.limit + 2]!;
   for (let t = 1; ; t++) {
-    const { ex, o } = await sendAt(lastAccepted + soon, bodies[f.limit + 1]!, `a call ${ms(soon)} after the previous${t > 1 ? ` (try ${t})` : ''}`);
+    const { ex, o } = await sendAt(lastAccepted + soon, soonBody, `a call ${ms(soon)} after the previous${t > 1 ? ` (try ${t})` : ''}`);
     const gap = started(ex) - lastAccepted;
     if (o.kind === 'accepted') {
       // at the limiter at most this far apart: from the accepted one's start to this one's answer
@@ -411,7 +415,9 @@ async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: R
       if (gap > f.windowMs / (f.limit + 1) && atMost < interval) return c.stop(`a call ${ms(gap)} after an accepted one was accepted (its answer came ${ms(atMost)} after that one was sent): the limiter lets more than one call through per ${ms(interval)} (window / limit)`);
       lastAccepted = started(ex);
       lastAcceptedEnd = endOf(ex);
-      if (t >= SOON_TRIES) return c.error(`the call meant to go out ${ms(soon)} after an accepted one left ${ms(gap)} after it, ${t} times: this machine's timers are too coarse to check the spacing`);
+      if (t >= SOON_TRIES) return c.error(`the call meant to go out ${ms(soon)} after an accepted one left ${ms(gap)} after it, ${t} times: the answers come later than the spacing, or this machine's timers are too coarse, to check it`);
+      soonBody = resetBody ?? (await acceptableRequests(c, 1))[0]!;
+      resetBody = undefined;
       continue;
     }
     if (ex.error) return { result: 'bent', why: `${c.fault(ex, c.def.op)} on the call sooner than the spacing`, at: endOf(ex) };
@@ -424,6 +430,7 @@ async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: R
     c.observe('too soon', `a call ${ms(gap)} after an accepted one was refused: ${o.detail}`);
     const learn = o.status !== undefined && o.status !== 429 ? () => c.input('pacing', `learn ${o.status}`, () => c.rt.pacer.learnOverLimit({ status: o.status!, signature, op: c.def.op }).then(() => true).catch(() => false)) : undefined;
     // a spacing after the refusal (a limiter that counts refusals waits from it), accepted again
-    return teachOnceJudged(await resetCheck(c, { ...f, windowMs: spacing }, [ex], ex, bodies[f.limit + 2]!, via, tag, true, endOf(ex)), learn);
+    resetBody ??= (await acceptableRequests(c, 1))[0]!;
+    return teachOnceJudged(await resetCheck(c, { ...f, windowMs: spacing }, [ex], ex, resetBody, via, tag, true, endOf(ex)), learn);
   }
 }
