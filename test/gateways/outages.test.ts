@@ -16,8 +16,10 @@ test('nginx swapped to a maintenance page, then to a dead upstream, mid-run: the
   const dead = await freePort();
   const g = await runBehind('nginx-burst', {
     env: { SADAD_CASES: 'moi-enquiry.req.*,moi-payment.req.B*,*.res.schema', SADAD_SEED: '31' },
-    during: async (gateway, vars) => {
-      await sleep(9_000);
+    during: async (gateway, vars, upstreamRequests) => {
+      // once the cases are under way (past the preflight's 4 calls), not at a fixed time: a run that
+      // starts slowly on a busy machine would miss the first swap (seen in CI, the 503 one missing)
+      while (upstreamRequests() < 30) await sleep(100);
       await gateway.reload('nginx-maintenance.conf', vars);
       await sleep(5_000);
       await gateway.reload('nginx-limit-req-burst.conf', vars);

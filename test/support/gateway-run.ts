@@ -55,7 +55,7 @@ export interface GatewayRun {
 }
 
 /** Runs the suite (args: Playwright arguments; env: extra settings) behind a setup at `windowSeconds` and the real limits. */
-export async function runBehind(name: GatewaySetupName, options: { windowSeconds?: number; env?: Record<string, string>; args?: string[]; timeoutMs?: number; during?: (gateway: Gateway, vars: Record<string, string>) => Promise<void> } = {}): Promise<GatewayRun> {
+export async function runBehind(name: GatewaySetupName, options: { windowSeconds?: number; env?: Record<string, string>; args?: string[]; timeoutMs?: number; during?: (gateway: Gateway, vars: Record<string, string>, upstreamRequests: () => number) => Promise<void> } = {}): Promise<GatewayRun> {
   const setup: GatewaySetup = GATEWAY_SETUPS[name];
   const windowSeconds = options.windowSeconds ?? 1.5;
   const limits = { bill: 10, moi: 3 };
@@ -69,10 +69,11 @@ export async function runBehind(name: GatewaySetupName, options: { windowSeconds
       SADAD_RATE_WINDOW_SECONDS: String(windowSeconds), SADAD_RATE_LIMIT_BILL: String(limits.bill), SADAD_RATE_LIMIT_MOI: String(limits.moi),
       ...setup.env, ...options.env,
     };
-    // `during`: what the test does to the gateway while the run goes on (a maintenance page swapped in)
+    // `during`: what the test does to the gateway while the run goes on (a maintenance page swapped
+    // in), told how many requests reached the sandbox so far (to act once the cases are under way)
     const [run] = await Promise.all([
       runSuite(env, { args: options.args ?? [], reporter: `dot,${join(ROOT, 'src/reporter/certification.ts')}`, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }),
-      gateway && options.during ? options.during(gateway, vars) : Promise.resolve(),
+      gateway && options.during ? options.during(gateway, vars, mock.requests) : Promise.resolve(),
     ]);
     const results = caseResults(run) as Evidence[];
     const pacing = JSON.parse(readFileSync(join(run.reportsDir, 'pacing.json'), 'utf8')) as GatewayRun['pacing'];
