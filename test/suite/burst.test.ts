@@ -9,7 +9,7 @@ import type { Exchange } from '../../src/client/exchange.js';
 const call = (startMs: number, durationMs: number) => ({ startedAt: new Date(1_000_000 + startMs).toISOString(), durationMs }) as Exchange;
 
 test('calls sent together and answered together reached the target within milliseconds', () => {
-  expect(reachMs([call(0, 20), call(1, 22), call(2, 25), call(3, 21)]))).toBe(7);
+  expect(reachMs([call(0, 20), call(1, 22), call(2, 25), call(3, 21)])).toBe(7);
 });
 
 test('a far target (every answer 200 ms late) does not make calls sent together look apart', () => {
