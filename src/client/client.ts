@@ -14,6 +14,7 @@ import { isSecretHeader, registerSecret } from './redact.js';
 import type { Signer } from './signer.js';
 import type { TokenSource } from './token.js';
 import { describeNetworkError, netFetch, routeOf } from '../net/index.js';
+import { noteWritten, type Written } from '../net/written.js';
 import { OUTAGE_KINDS, type Health } from '../pacer/outage.js';
 import { retryAfterMs, transientKind } from './transient.js';
 
@@ -112,10 +113,12 @@ export class SadadClient {
     const started = Date.now();
     const base = recordRequest(label, op, method, url, headers, bodyText ?? '');
     const net = this.config.network;
+    const written: Written = {};
+    const sent = () => (written.at === undefined ? {} : { sentAfterMs: written.at - started });
     try {
-      const res = await netFetch(net, url, { method, headers, body: bodyText ?? null, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+      const res = await noteWritten(written, () => netFetch(net, url, { method, headers, body: bodyText ?? null, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' }));
       const text = await res.text();
-      const ex: Exchange = { ...base, response: recordResponse(res.status, res.headers, text), startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+      const ex: Exchange = { ...base, response: recordResponse(res.status, res.headers, text), startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, ...sent() };
       if (text.trim() !== '') {
         try { ex.json = JSON.parse(text); } catch (e) { ex.parseError = (e as Error).message; }
       }
@@ -125,7 +128,7 @@ export class SadadClient {
       const f = describeNetworkError(e, { host: new URL(url).hostname, clientCertificate: !!net.tls.client, ...(route.proxy ? { via: route.proxy.display } : {}) });
       const message = f.kind === 'timeout' && !f.code ? `no answer within ${timeoutMs} ms` : `${f.message}${f.code && !f.message.includes(f.code) ? ` (${f.code})` : ''}`;
       const kind = f.class === 'configuration' ? 'configuration' : f.kind === 'timeout' ? 'timeout' : 'network';
-      return { ...base, error: { kind, message, ...(f.code ? { code: f.code } : {}), ...(f.advice ? { advice: f.advice } : {}) }, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+      return { ...base, error: { kind, message, ...(f.code ? { code: f.code } : {}), ...(f.advice ? { advice: f.advice } : {}) }, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, ...sent() };
     }
   }
 }

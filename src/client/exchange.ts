@@ -17,6 +17,8 @@ export interface Exchange {
   error?: { kind: 'timeout' | 'network' | 'configuration'; message: string; code?: string; advice?: string };
   startedAt: string;
   durationMs: number;
+  /** When the request's headers left on the connection, in ms after `startedAt` (absent when they never did, or in evidence of earlier suites). */
+  sentAfterMs?: number;
 }
 
 /** Bodies are recorded up to this many characters (curl.ts tells a clipped one by it). */

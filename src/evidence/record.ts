@@ -19,6 +19,8 @@ export interface ExchangeRecord {
   error?: { kind: string; message: string; code?: string; advice?: string };
   startedAt?: string;
   durationMs?: number;
+  /** When the request left on its connection, in ms after `startedAt` (absent in evidence of earlier suites). */
+  sentAfterMs?: number;
   /** The curl command that sends the request again (src/client/curl.ts); on the exchanges of a case that is not PASS. */
   curl?: string;
 }

@@ -24,6 +24,7 @@ export interface RecordedExchange {
   error?: Exchange['error'];
   startedAt: string;
   durationMs: number;
+  sentAfterMs?: number;
 }
 
 const clipped = (s: string) => s.length > MAX_BODY && s.includes('more characters not recorded');
@@ -34,7 +35,7 @@ export const recordedOf = new WeakMap<Exchange, RecordedExchange>();
 /** The exchange a case's code reads: the recorded one, its answer in `names`' identifiers, parsed as the client parses an answer. */
 export function rehydrate(r: RecordedExchange, names?: Renaming): Exchange {
   const response = r.response && names ? { ...r.response, body: names.toNow(r.response.body), headers: Object.fromEntries(Object.entries(r.response.headers).map(([k, v]) => [k, names.toNow(v)])) } : r.response;
-  const ex: Exchange = { label: r.label, op: r.op, request: r.request, ...(response ? { response } : {}), ...(r.error ? { error: r.error } : {}), startedAt: r.startedAt, durationMs: r.durationMs };
+  const ex: Exchange = { label: r.label, op: r.op, request: r.request, ...(response ? { response } : {}), ...(r.error ? { error: r.error } : {}), startedAt: r.startedAt, durationMs: r.durationMs, ...(r.sentAfterMs === undefined ? {} : { sentAfterMs: r.sentAfterMs }) };
   recordedOf.set(ex, r);
   const text = response?.body ?? '';
   if (text.trim() !== '') {

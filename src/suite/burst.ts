@@ -11,16 +11,15 @@ export function spreadOf(answers: Exchange[]): string {
 }
 
 /**
- * How long the calls may have taken to reach the target, at most: from the first one's start to the
- * last answer, less the quickest round trip among them (which every answer's time includes). Calls
- * sent together still reach a target apart when they open connections of their own on a loaded
- * machine; a token bucket frees a call every window / limit, so calls that reached it that far apart
- * may all be accepted by a conformant limiter.
+ * How far apart the calls reached the target, as far as this side can tell: from the first request
+ * written on its connection to the last (client/client.ts notes when each left). Calls sent together
+ * still leave apart when each opens a connection of its own on a loaded machine, and a token bucket
+ * frees a call every window / limit, so calls that left that far apart may all be accepted by a
+ * conformant limiter. 0 when fewer than two calls were seen leaving (evidence of earlier suites).
  */
 export function reachMs(answers: Exchange[]): number {
-  const starts = answers.map((a) => Date.parse(a.startedAt));
-  const ends = answers.map((a, i) => starts[i]! + a.durationMs);
-  return Math.max(0, Math.max(...ends) - Math.min(...starts) - Math.min(...answers.map((a) => a.durationMs)));
+  const left = answers.filter((a) => a.sentAfterMs !== undefined).map((a) => Date.parse(a.startedAt) + a.sentAfterMs!);
+  return left.length < 2 ? 0 : Math.max(...left) - Math.min(...left);
 }
 
 /**

@@ -627,7 +627,7 @@ function recordEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, te
     // what a re-judge needs besides the exchanges (src/replay): the worker state's order, the configuration the verdict depends on, the inputs read
     replay: { worker: c.rt.worker, seq: c.seq, config: { ...judgingConfig(c.rt, c.rt.profile) }, inputs: c.inputs },
     annotations: testInfo.annotations.map((a) => ({ type: a.type, ...(a.description === undefined ? {} : { description: maskText(a.description) }) })),
-    exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs,
+    exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs, ...(ex.sentAfterMs === undefined ? {} : { sentAfterMs: ex.sentAfterMs }),
       // "Reproduce it": the command that sends this request again, for every case a reader will look into
       ...(verdict === 'PASS' ? {} : { curl: curlCommand(ex, c.config.network, curlOptionsOf(c.config, c.rt.client.signer, c.def.id)) }) })),
   });

@@ -110,10 +110,12 @@ test('the failing case is in certification.json with its masked evidence; PASS c
   expect(c).toMatchObject({ verdict: 'FAIL', level: 'MUST', family: 'rate-limit', operation: 'bill-enquiry', sections: ['4', '8'], evidenceFile: `evidence/${FAILING}.json`, testStatus: 'failed' });
   expect(c.expectation).toMatch(/of <limit>\+1 calls sent together exactly <limit> are accepted/);
   expect(c.notes.map((n) => n.text).join('\n')).toMatch(/all 11 calls sent together were accepted/);
-  expect(c.observation?.['check 3']).toMatch(/^all 11 calls accepted/);
-  expect(c.exchanges).toHaveLength(33);
+  // three checks accepted all 11; one a loaded machine bent (calls that left a bucket's refill apart) is repeated
+  const checks = Object.entries(c.observation ?? {}).filter(([k]) => /^check \d+$/.test(k));
+  expect(checks.filter(([, v]) => /^all 11 calls accepted/.test(String(v)))).toHaveLength(3);
+  expect(c.exchanges).toHaveLength(11 * checks.length);
   const over = c.exchanges!.at(-1)!;
-  expect(over.label).toMatch(/^check 3, call \d+ of 11, sent together$/);
+  expect(over.label).toMatch(new RegExp(`^check ${checks.length}, call \\d+ of 11, sent together$`));
   expect(over.response?.status).toBe(200);
   expect(over.request.headers.Authorization).toBe('Bearer «masked»');
   expect(over.request.headers.clientsecret).toBe('«masked»');
@@ -209,7 +211,7 @@ test('certification.html in Debian Chromium: summary, matrix, filters and the fa
   await expect(failing).toContainText('all 11 calls sent together were accepted');
   const evidence = failing.locator('tr.evidence > td > details');
   await expect(evidence).toHaveAttribute('open', '');
-  await expect(evidence.locator('.exchange')).toHaveCount(33);
+  await expect(evidence.locator('.exchange')).toHaveCount(report.cases.find((x) => x.id === FAILING)!.exchanges!.length);
   await expect(evidence.locator('.exchange').last()).toContainText('HTTP 200');
   await expect(evidence.locator('.exchange').last()).toContainText('Bearer «masked»');
   await expect(evidence.locator('.exchange').last()).toHaveAttribute('open', '');

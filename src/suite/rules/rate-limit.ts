@@ -191,10 +191,10 @@ async function oneCheck(c: CaseContext, f: Frame, check: number, bodies: Request
     // a slow burst never makes a conformant target accept fewer than the limit
     const slowest = end - Math.min(...burst.map(started));
     if (slowest >= f.windowMs) return { result: 'bent', why: `the burst took ${slowest} ms, not within the ${f.windowMs} ms window`, at: end };
-    // a token bucket frees a call every window / limit: calls that reached it that far apart may all
-    // be accepted by a conformant one (seen behind nginx on a loaded CI machine, 3 checks in a row)
+    // a token bucket frees a call every window / limit: calls that left that far apart may all be
+    // accepted by a conformant one (seen behind nginx on a loaded CI machine, 3 checks in a row)
     const reach = reachMs(burst);
-    if (reach >= refillMs(f)) return { result: 'bent', why: `the ${limit + 1} calls may have reached the target over ${ms(reach)} (${spread}), as long as a token bucket takes to free a call (${ms(refillMs(f))})`, at: end };
+    if (reach >= refillMs(f)) return { result: 'bent', why: `the ${limit + 1} calls left on their connections over ${ms(reach)} (${spread}), time enough for a token bucket to free a call (one per ${ms(refillMs(f))})`, at: end };
     return { result: 'over', spread };
   }
   // not one accepted, and never one of this operation in this case: the burst says nothing about a limit, only
@@ -232,9 +232,9 @@ async function oneCheck(c: CaseContext, f: Frame, check: number, bodies: Request
     const probe = await c.send({ body: bodies[refusedIdx[0]!]!, via, retry: 'none', label: `${tag}one more call at once: the limiter's answer again, or a blip` });
     const p = c.classify(probe);
     if (p.kind === 'accepted') {
-      // accepted once a token bucket may have freed a call since the burst began: it says nothing
+      // accepted once a token bucket may have freed a call since the burst began, it says nothing
       const reach = reachMs([...burst, probe]);
-      if (reach >= refillMs(f)) return { result: 'bent', why: `HTTP ${status} on the call over the limit, and one more call, which may have reached the target ${ms(reach)} after the first (as long as a token bucket takes to free a call), was accepted`, at: endOf(probe) };
+      if (reach >= refillMs(f)) return { result: 'bent', why: `HTTP ${status} on the call over the limit, then one more call accepted, but it left ${ms(reach)} after the burst's first, time enough for a token bucket to free a call (one per ${ms(refillMs(f))})`, at: endOf(probe) };
       return { result: 'over', spread: `${spread}; HTTP ${status} on call ${refusedIdx[0]! + 1} was a blip, and one more call at once was accepted too` };
     }
     if (answerSignature(probe) !== signature) {
