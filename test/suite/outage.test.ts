@@ -28,12 +28,16 @@ for (const kind of ['maintenance', 'reset'] as const) {
   // 16 windows: longer than a rate-limit check holds its operation (the check's burst, the window it
   // waits out, its retries of the reset), so that an outage that begins inside one is still on when
   // the watch's probe, which waits for that hold, goes out (a shorter one may be over by then: the run
-  // met it only as faults it got past, and recorded no outage)
-  test(`a conformant target down for 16 windows mid-run (${kind === 'maintenance' ? 'a 503 maintenance page' : 'connections reset'}) certifies with 0 ERROR; the outage is in the package`, async () => {
-    const run = await certify({ ...LOADED_WINDOW, MOCK_FAULTS: `outage-after=150,outage-seconds=${16 * WINDOW},outage-kind=${kind}`, SADAD_SEED: '18' });
+  // met it only as faults it got past, and recorded no outage). The smoke profile (every family on
+  // every operation, the bill operations' rate limits; 94 calls, down from the 40th): the pause is the
+  // pacer's, the same whichever case meets it, and a full run costs 4 times the CPU in npm test; the
+  // full run's own outage is the resume test's below
+  test(`a conformant target down for 16 windows mid-run (${kind === 'maintenance' ? 'a 503 maintenance page' : 'connections reset'}): 0 ERROR, nothing but the smoke profile keeps it from certifying; the outage is in the package`, async () => {
+    const run = await certify({ ...LOADED_WINDOW, SADAD_PROFILE: 'smoke', MOCK_FAULTS: `outage-after=40,outage-seconds=${16 * WINDOW},outage-kind=${kind}`, SADAD_SEED: '18' });
     const r = readReport(run.reportsDir);
     expect(r.counts.byVerdict.ERROR, run.output.slice(-3000)).toBe(0);
-    expect(r.outcome.certifies, r.outcome.summary).toBe(true);
+    expect(r.outcome.reasons, r.outcome.summary).toEqual([expect.stringMatching(/smoke profile/)]);
+    expect(r.counts.cases).toBeGreaterThan(50);
     expect(run.code).toBe(0);
     const outages = r.observations.availability.outages;
     expect(outages, 'the run saw one outage, and it ended').toHaveLength(1);

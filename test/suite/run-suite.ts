@@ -10,5 +10,10 @@ import { runSuite as run } from '../../src/prove/run-suite.js';
  */
 export const LOADED_WINDOW = { MOCK_RATE_WINDOW_SECONDS: '0.25' } as const;
 
-/** A suite run for the project's tests: extra Playwright arguments only. */
-export const runSuite = (env: Record<string, string>, args: string[] = []) => run(env, { args });
+/**
+ * A suite run for the project's tests: extra Playwright arguments only. One Playwright worker unless
+ * the test says otherwise: npm test keeps both cores busy, so a second worker would only add its
+ * start (about 1.3 CPU-s a run, 13% of a full one) and finish no sooner. The runs that exercise
+ * several workers sharing a pacer are the shared run (support/shared-run.ts) and the certify runs.
+ */
+export const runSuite = (env: Record<string, string>, args: string[] = []) => run({ SADAD_WORKERS: '1', ...env }, { args });
