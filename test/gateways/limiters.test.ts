@@ -62,7 +62,8 @@ test('nginx limit_req without burst: only the rate-limit cases FAIL, naming the 
   expect(byVerdict(g, 'NOT_RUN')).toEqual([]);
   const failing = g.results.filter((r) => r.verdict === 'FAIL');
   expect(failing.map((r) => r.id).sort()).toEqual(['bill-enquiry.rate.limit', 'bill-payment.rate.limit', 'moi-enquiry.rate.limit', 'moi-payment.rate.limit']);
-  for (const r of failing) expect(text(r, 'FAIL')).toMatch(new RegExp(`^accepts 1 of ${r.op.startsWith('bill') ? 11 : 4} calls sent together: calls are let through one per ~${r.op.startsWith('bill') ? 150 : 500} ms .*not ${r.op.startsWith('bill') ? 10 : 3} per 1.5 s window`));
+  // one, or on a loaded machine two (calls that left a spacing apart: nginx rightly let the later one through)
+  for (const r of failing) expect(text(r, 'FAIL')).toMatch(new RegExp(`^accepts [12] of ${r.op.startsWith('bill') ? 11 : 4} calls sent together: (after them, )?calls are let through one per ~${r.op.startsWith('bill') ? 150 : 500} ms .*not ${r.op.startsWith('bill') ? 10 : 3} per 1.5 s window`));
   expect(byVerdict(g, 'INCONCLUSIVE').map((x) => x.split(':')[0]).sort()).toEqual(['bill-payment.dup.concurrent', 'moi-payment.dup.concurrent']);
   const causes = g.certification.causes ?? [];
   expect(causes.length, causes.map((c) => c.signature).join('\n')).toBeGreaterThanOrEqual(1);
