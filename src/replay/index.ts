@@ -157,7 +157,7 @@ async function replayWorker(worker: string, records: EvidenceRecord[]): Promise<
     }
     const [def, body] = spec;
     // nothing is attached: the re-judge writes evidence files, not Playwright results
-    const c = new CaseContext(def, rt, { attach: async () => {} });
+    const c = new CaseContext(def, rt, { attachments: [] });
     const tape = tapeOf(ev.replay!.inputs as TapeEntry[]);
     c.replay = tape;
     const recordedExchanges = (ev.exchanges ?? []) as RecordedExchange[];

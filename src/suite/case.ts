@@ -168,8 +168,18 @@ export class CaseContext {
   readonly seq: number;
 
   /** `testInfo`: what a case uses of Playwright's (attachments); a re-judge gives one that keeps nothing. */
-  constructor(readonly def: CaseDefinition, readonly rt: Runtime, readonly testInfo: Pick<TestInfo, 'attach'>) {
+  constructor(readonly def: CaseDefinition, readonly rt: Runtime, readonly testInfo: Pick<TestInfo, 'attachments'>) {
     this.seq = rt.nextSeq();
+  }
+
+  /**
+   * Attaches a masked record to the Playwright result. Pushed, not `testInfo.attach()`: that records
+   * a step for each call, with a stack trace mapped through the source maps, about a tenth of a full
+   * run's CPU; a push reaches the runner as soon (what a case whose worker died leaves behind,
+   * reporter/collect.ts) and shows in the report the same, without the step.
+   */
+  attachJson(name: string, value: unknown): void {
+    this.testInfo.attachments.push({ name, contentType: 'application/json', body: Buffer.from(JSON.stringify(value, null, 2)) });
   }
 
   get config() { return this.rt.config; }
@@ -331,10 +341,7 @@ export class CaseContext {
     const ex = await this.rt.client.send(op, options);
     this.own.add(ex);
     this.exchanges.push(ex);
-    if (this.rt.attachExchanges) await this.testInfo.attach(`exchange-${String(this.exchanges.length).padStart(2, '0')}-${ex.label}.json`, {
-      body: JSON.stringify({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs }, null, 2),
-      contentType: 'application/json',
-    });
+    if (this.rt.attachExchanges) this.attachJson(`exchange-${String(this.exchanges.length).padStart(2, '0')}-${ex.label}.json`, { label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs });
     return ex;
   }
 

@@ -46,7 +46,7 @@ async function acceptedExchange(c: CaseContext): Promise<Accepted> {
     if (shared) {
       const { exchange } = shared;
       c.exchanges.push(exchange);
-      await c.testInfo.attach(`exchange-shared-${op}.json`, { body: JSON.stringify({ request: exchange.request, response: exchange.response, error: exchange.error }, null, 2), contentType: 'application/json' });
+      c.attachJson(`exchange-shared-${op}.json`, { request: exchange.request, response: exchange.response, error: exchange.error });
     }
   }
   const result = await p.catch((e) => {
