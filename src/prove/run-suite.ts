@@ -27,6 +27,9 @@ function yieldCpu(pid: number | undefined): void {
   try { osPriority(pid, 19); } catch { /* gone already */ }
 }
 
+/** The reporter that writes the certification package. */
+export const CERTIFICATION_REPORTER = join(ROOT, 'src/reporter/certification.ts');
+
 export function runSuite(env: Record<string, string>, options: RunOptions = {}): Promise<SuiteRun> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sadad-suite-'));
   const reportsDir = join(dir, 'reports');
@@ -37,7 +40,7 @@ export function runSuite(env: Record<string, string>, options: RunOptions = {}):
   const own = childEnvironment();
   const base: Record<string, string> = { PATH: own.PATH ?? '', HOME: own.HOME ?? dir, CI: '1', SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env'), SADAD_PAYMENTS: 'on' };
   return new Promise((resolve) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/playwright'), ['test', '-c', options.config ?? join(ROOT, 'playwright.config.ts'), `--reporter=${options.reporter ?? `line,html,${join(ROOT, 'src/reporter/certification.ts')}`}`, ...(options.args ?? [])], {
+    const child = spawn(join(ROOT, 'node_modules/.bin/playwright'), ['test', '-c', options.config ?? join(ROOT, 'playwright.config.ts'), `--reporter=${options.reporter ?? `line,html,${CERTIFICATION_REPORTER}`}`, ...(options.args ?? [])], {
       cwd: ROOT, detached: true,
       env: { ...base, SADAD_REPORTS_DIR: reportsDir, SADAD_RESULTS_DIR: resultsDir, PLAYWRIGHT_HTML_OUTPUT_DIR: join(reportsDir, 'html'), PLAYWRIGHT_JUNIT_OUTPUT_NAME: join(reportsDir, 'junit.xml'), ...env },
     });

@@ -62,7 +62,7 @@ test('a full run through HTTP_PROXY (with credentials) certifies, and every call
   const mock = await startCountedMock({ rateWindowSeconds: WINDOW });
   const proxy = await startForwardProxy({ auth: { user: 'suite', password } });
   try {
-    const run = await runSuite({ ...targetEnv(mock), HTTP_PROXY: `http://suite:${password}@127.0.0.1:${proxy.port}` });
+    const run = await runSuite({ ...targetEnv(mock), HTTP_PROXY: `http://suite:${password}@127.0.0.1:${proxy.port}` }, [], { html: true });
     expectCertified(run);
     expectOnlyThroughProxy(mock);
     expect([...proxy.tunnels.keys()]).toEqual([`127.0.0.1:${mock.port}`]);
@@ -86,7 +86,7 @@ test('a full run against an mTLS target (private CA, PKCS#12 client certificate)
   try {
     const run = await runSuite({
       ...targetEnv(mock), HTTPS_PROXY: `http://suite:${password}@127.0.0.1:${squid.port}`, SADAD_CA_FILE: p.caCert, SADAD_TLS_PFX: p.clientPfx, SADAD_TLS_PASSPHRASE: p.passphrase,
-    });
+    }, [], { html: true });
     expectCertified(run);
     // every call went through Squid's CONNECT tunnels to the target, as the user, none refused for credentials
     const log = squid.log('access.log').trim().split('\n').filter(Boolean);

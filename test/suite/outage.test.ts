@@ -24,6 +24,50 @@ test.describe.configure({ timeout: 240_000 });
 const WINDOW = Number(LOADED_WINDOW.MOCK_RATE_WINDOW_SECONDS);
 const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as CertificationReport;
 
+// the longest test first (the files run in name order, a file's tests in this order): it ends sooner
+test('an outage longer than SADAD_MAX_OUTAGE_SECONDS stops the run, resumable: the unfinished cases NOT_RUN, then --resume certifies', async () => {
+  // one mock for both runs, reached as a configured target: down from its 350th call (late: the resume has
+  // less to do) for 4 s, connections reset this time; the run gives up after 1 s
+  const mock = await startMock({ port: 0, rateWindowSeconds: WINDOW, faults: { 'outage-after': 350, 'outage-seconds': 4, 'outage-kind': 'reset' } });
+  const o = mock.options;
+  const env = {
+    SADAD_BASE_URL: mock.url, SADAD_ACCESS_TOKEN: o.accessToken, SADAD_COMPANY_ID: o.companyId, SADAD_CLIENT_ID: o.clientId, SADAD_CLIENT_SECRET: o.clientSecret,
+    SADAD_RATE_WINDOW_SECONDS: String(WINDOW), SADAD_PAYMENTS: 'on', SADAD_SEED: '18', SADAD_MAX_OUTAGE_SECONDS: '1',
+  };
+  try {
+    const first = await certify(env);
+    const r = readReport(first.reportsDir);
+    expect(first.code, first.output.slice(-3000)).not.toBe(0);
+    expect(r.counts.byVerdict.ERROR, 'the outage made no case ERROR').toBe(0);
+    expect(r.counts.byVerdict.NOT_RUN).toBeGreaterThan(0);
+    const outage = r.observations.availability.outages[0]!;
+    expect(outage.gaveUp).toBe(true);
+    expect(outage.end).toBeNull();
+    expect(first.output).toMatch(/outage: the target went down at .* and is still down after .*SADAD_MAX_OUTAGE_SECONDS=1\): the run stops; .*npm run certify -- --resume. continues where it stopped/);
+    const notRun = r.cases.find((c) => c.verdict === 'NOT_RUN')!;
+    expect(r.outcome.reasons.join(' ')).toMatch(/the target went down at .* so the run stopped; once it is back, `npm run certify -- --resume` continues/);
+    expect(notRun.notes[0]!.text).toMatch(/did not run|interrupted/);
+    expect(r.outcome.certifies).toBe(false);
+
+    // once the target is back, the resume finishes the run and the merged package certifies
+    await expect.poll(() => mock.outage().endedAt !== null, { timeout: 30_000 }).toBe(true);
+    const resumed = await certify(env, ['--resume'], join(first.reportsDir, '..'));
+    const merged = readReport(resumed.reportsDir);
+    expect(resumed.code, resumed.output.slice(-3000)).toBe(0);
+    expect(merged.outcome.certifies).toBe(true);
+    expect(merged.runs).toHaveLength(2);
+    expect(merged.observations.availability.outages.map((x) => x.gaveUp), 'the merged package keeps the first run\'s outage').toEqual([true]);
+    // a merged package of two runs, one of them stopped by an outage: re-judged, every verdict the same
+    await expectVerdictsReproduced(resumed.reportsDir);
+    // and the package re-judged from it keeps both runs and the first run's outage
+    const out = join(mkdtempSync(join(tmpdir(), 'sadad-rejudged-')), 'reports');
+    const { report: rejudged } = await writeRejudgedPackage(resumed.reportsDir, out, readSettingsOrError({}));
+    expect([rejudged.runs, rejudged.observations.availability.outages, rejudged.outcome.certifies]).toEqual([merged.runs, merged.observations.availability.outages, true]);
+  } finally {
+    await mock.close();
+  }
+});
+
 for (const kind of ['maintenance', 'reset'] as const) {
   // 16 windows: longer than a rate-limit check holds its operation (the check's burst, the window it
   // waits out, its retries of the reset), so that an outage that begins inside one is still on when
@@ -75,47 +119,4 @@ test('a maintenance page that begins on the call over the limit is the outage\'s
   expect(ev.observations['rate-limit answer'], 'the limiter\'s own answer, from the repeated check').toBe('HTTP 429');
   expect(r.observations.availability.pacing?.overLimit ?? [], 'no outage answer learned as the limiter\'s').toEqual([]);
   await expectVerdictsReproduced(run.reportsDir);
-});
-
-test('an outage longer than SADAD_MAX_OUTAGE_SECONDS stops the run, resumable: the unfinished cases NOT_RUN, then --resume certifies', async () => {
-  // one mock for both runs, reached as a configured target: down from its 350th call (late: the resume has
-  // less to do) for 4 s, connections reset this time; the run gives up after 1 s
-  const mock = await startMock({ port: 0, rateWindowSeconds: WINDOW, faults: { 'outage-after': 350, 'outage-seconds': 4, 'outage-kind': 'reset' } });
-  const o = mock.options;
-  const env = {
-    SADAD_BASE_URL: mock.url, SADAD_ACCESS_TOKEN: o.accessToken, SADAD_COMPANY_ID: o.companyId, SADAD_CLIENT_ID: o.clientId, SADAD_CLIENT_SECRET: o.clientSecret,
-    SADAD_RATE_WINDOW_SECONDS: String(WINDOW), SADAD_PAYMENTS: 'on', SADAD_SEED: '18', SADAD_MAX_OUTAGE_SECONDS: '1',
-  };
-  try {
-    const first = await certify(env);
-    const r = readReport(first.reportsDir);
-    expect(first.code, first.output.slice(-3000)).not.toBe(0);
-    expect(r.counts.byVerdict.ERROR, 'the outage made no case ERROR').toBe(0);
-    expect(r.counts.byVerdict.NOT_RUN).toBeGreaterThan(0);
-    const outage = r.observations.availability.outages[0]!;
-    expect(outage.gaveUp).toBe(true);
-    expect(outage.end).toBeNull();
-    expect(first.output).toMatch(/outage: the target went down at .* and is still down after .*SADAD_MAX_OUTAGE_SECONDS=1\): the run stops; .*npm run certify -- --resume. continues where it stopped/);
-    const notRun = r.cases.find((c) => c.verdict === 'NOT_RUN')!;
-    expect(r.outcome.reasons.join(' ')).toMatch(/the target went down at .* so the run stopped; once it is back, `npm run certify -- --resume` continues/);
-    expect(notRun.notes[0]!.text).toMatch(/did not run|interrupted/);
-    expect(r.outcome.certifies).toBe(false);
-
-    // once the target is back, the resume finishes the run and the merged package certifies
-    await expect.poll(() => mock.outage().endedAt !== null, { timeout: 30_000 }).toBe(true);
-    const resumed = await certify(env, ['--resume'], join(first.reportsDir, '..'));
-    const merged = readReport(resumed.reportsDir);
-    expect(resumed.code, resumed.output.slice(-3000)).toBe(0);
-    expect(merged.outcome.certifies).toBe(true);
-    expect(merged.runs).toHaveLength(2);
-    expect(merged.observations.availability.outages.map((x) => x.gaveUp), 'the merged package keeps the first run\'s outage').toEqual([true]);
-    // a merged package of two runs, one of them stopped by an outage: re-judged, every verdict the same
-    await expectVerdictsReproduced(resumed.reportsDir);
-    // and the package re-judged from it keeps both runs and the first run's outage
-    const out = join(mkdtempSync(join(tmpdir(), 'sadad-rejudged-')), 'reports');
-    const { report: rejudged } = await writeRejudgedPackage(resumed.reportsDir, out, readSettingsOrError({}));
-    expect([rejudged.runs, rejudged.observations.availability.outages, rejudged.outcome.certifies]).toEqual([merged.runs, merged.observations.availability.outages, true]);
-  } finally {
-    await mock.close();
-  }
 });

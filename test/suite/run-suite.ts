@@ -1,5 +1,5 @@
 export { counts, runSuite as runSuiteIn, type SuiteRun } from '../../src/prove/run-suite.js';
-import { runSuite as run } from '../../src/prove/run-suite.js';
+import { CERTIFICATION_REPORTER, runSuite as run } from '../../src/prove/run-suite.js';
 
 /**
  * The embedded mock's window for the project's runs that are not about pacing: they share 2 cores with
@@ -15,5 +15,8 @@ export const LOADED_WINDOW = { MOCK_RATE_WINDOW_SECONDS: '0.25' } as const;
  * the test says otherwise: npm test keeps both cores busy, so a second worker would only add its
  * start (about 1.3 CPU-s a run, 13% of a full one) and finish no sooner. The runs that exercise
  * several workers sharing a pacer are the shared run (support/shared-run.ts) and the certify runs.
+ * Playwright's own HTML report only when `html` (a test that scans every file a run wrote for a
+ * secret); the package, and its certification.html, are written by every run.
  */
-export const runSuite = (env: Record<string, string>, args: string[] = []) => run({ SADAD_WORKERS: '1', ...env }, { args });
+export const runSuite = (env: Record<string, string>, args: string[] = [], options: { html?: boolean } = {}) =>
+  run({ SADAD_WORKERS: '1', ...env }, { args, ...(options.html ? {} : { reporter: `line,${CERTIFICATION_REPORTER}` }) });

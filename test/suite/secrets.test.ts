@@ -46,7 +46,7 @@ test('a failing run leaks no token, client secret or signature into reports, tes
       // the preflight would stop this run (every call refused): the cases must run to record their exchanges;
       // the preflight's own record is scanned below, from a run of its own
       SADAD_PREFLIGHT: 'off',
-    }, ['--trace', 'on', '--grep', 'bill-enquiry\\.res\\.|bill-payment\\.flow\\.exact$|bill-enquiry\\.hdr\\.(Authorization|signature)|moi-enquiry\\.req\\.ID\\.|robust\\.malformed-json']);
+    }, ['--trace', 'on', '--grep', 'bill-enquiry\\.res\\.|bill-payment\\.flow\\.exact$|bill-enquiry\\.hdr\\.(Authorization|signature)|moi-enquiry\\.req\\.ID\\.|robust\\.malformed-json'], { html: true });
     const c = counts(run);
     expect(c.failed, 'cases failed, as they must against this target').toBeGreaterThan(5);
     // a target that accepts nothing proves no rejection: those cases are INCONCLUSIVE, their exchanges in the package too
@@ -73,7 +73,7 @@ test('a failing run leaks no token, client secret or signature into reports, tes
     const stopped = await runSuite({
       SADAD_BASE_URL: `http://127.0.0.1:${port}`, SADAD_ACCESS_TOKEN: token, SADAD_COMPANY_ID: 'LEAKTEST',
       SADAD_CLIENT_ID: 'leak-client', SADAD_CLIENT_SECRET: clientSecret, SADAD_SIGNING_KEY: join(ROOT, 'data/test-keys/signing-private.pem'),
-    });
+    }, [], { html: true });
     expect(stopped.code, stopped.output.slice(-2000)).toBe(2);
     expect(signatures.size, 'the preflight signed its calls').toBeGreaterThan(before);
     const preflight = readFileSync(join(stopped.reportsDir, 'preflight.json'), 'utf8');
