@@ -101,6 +101,8 @@ function fingerprintSection(r: ClientCertificationReport): string {
     ['Operations certified', ops],
     ['Signature', f.signature === 'verified' ? 'verified: the client\'s signatures were checked against its public key' : 'not configured: signatures were not checked'],
     ['Late answer', text(`the late-answer scenario holds its answer ${f.lateAnswerMs} ms`)],
+    ...(f.clientProfile ? [['Client profile', text(f.clientProfile === 'strict-deployment' ? 'strict-deployment: the deployment\'s header forms are MUST' : 'document: held to what the API document states')] as [string, string]] : []),
+    ...(f.timeZone ? [['Time zone', text(`DateTimeStamp read as ${f.timeZone} time`)] as [string, string]] : []),
     ['Suite', `${text(f.suite.name)} ${text(f.suite.version)}`],
     ['Commit', `<code>${text(commit)}</code>`],
     ['Schema hash', `<code class="hash">${text(f.schemaHash)}</code> <span class="muted">(${text(f.schemaFiles.length)} files in schemas/)</span>`],

@@ -3,6 +3,7 @@
  * recorded traffic, and at the end the client certification package. `certify-client` drives one;
  * tests start one directly.
  */
+import { localTimeZone } from '../contract/formats.js';
 import { createPublicKey } from 'node:crypto';
 import { operations } from '../contract/catalogue.js';
 import { CompanyRegistry } from '../mock/companies.js';
@@ -110,7 +111,8 @@ export async function startJudge(o: JudgeOptions): Promise<JudgeSession> {
     const input = {
       records, tagPrefix: options.tagPrefix, headerPrefix: options.headerPrefix, limits,
       signatureKey: key ?? null,
-      requireClientHeaders: options.requireClientHeaders, operations: certified, runId: newRunId(startedAt), startedAt: startedAt.toISOString(),
+      requireClientHeaders: options.requireClientHeaders, operations: certified,
+      ...(options.clientProfile ? { clientProfile: options.clientProfile } : {}), ...(options.timeZone ? { timeZone: options.timeZone } : {}), runId: newRunId(startedAt), startedAt: startedAt.toISOString(),
     };
     const cases = [...judgeClient(input), ...(o.upstream ? judgeSandbox(input) : [])];
     return buildClientReport({
@@ -118,6 +120,7 @@ export async function startJudge(o: JudgeOptions): Promise<JudgeSession> {
       fingerprint: {
         mode: o.upstream ? 'proxy' : 'judge', baseUrl: url, upstream: o.upstream ?? null, limits, operations: certified,
         signature: key ? 'verified' : 'not configured', lateAnswerMs: options.lateAnswerMs ?? 0,
+        clientProfile: options.clientProfile ?? 'document', timeZone: options.timeZone ?? localTimeZone(),
         startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString(), durationMs: finishedAt.getTime() - startedAt.getTime(),
       },
     });

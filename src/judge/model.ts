@@ -5,6 +5,7 @@
  * verdict model, one JUnit renderer and one set of counting helpers serve both packages; a case
  * says which side it judges: the client's traffic, or (proxy mode) the sandbox's answers.
  */
+import type { ClientProfile } from '../vocabulary/profile.js';
 import type { CaseReport, MatrixCell, VerdictCounts } from '../reporter/model.js';
 import type { ExchangeRecord } from '../evidence/record.js';
 import type { Level, Verdict } from '../vocabulary/verdicts.js';
@@ -82,6 +83,10 @@ export interface ClientFingerprint {
   operations: string[];
   signature: 'verified' | 'not configured';
   lateAnswerMs: number;
+  /** SADAD_CLIENT_PROFILE the client was judged under (absent in packages of earlier suites). */
+  clientProfile?: ClientProfile;
+  /** The zone a zoneless DateTimeStamp was read in (absent in packages of earlier suites). */
+  timeZone?: string;
   startedAt: string;
   finishedAt: string;
   durationMs: number;

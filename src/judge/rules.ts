@@ -7,10 +7,11 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { operations, type Operation } from '../contract/catalogue.js';
-import { isSpecTimestamp } from '../contract/formats.js';
+import { localTimeZone, stampInZone, timestampForm } from '../contract/formats.js';
+import type { ClientProfile } from '../vocabulary/profile.js';
 import { optionalClientHeaderNames, referenceIdHeader, requiredHeaderNames } from '../contract/headers.js';
 import { validateRequest } from '../contract/validator.js';
-import { verifiesMessage } from '../mock/auth.js';
+import { DEPLOYMENT_REFERENCE_ID, verifiesMessage } from '../mock/auth.js';
 import type { Level } from '../vocabulary/verdicts.js';
 import { amountOf, type CallFacts } from './facts.js';
 import type { ClientFamily } from './model.js';
@@ -24,6 +25,10 @@ export interface JudgeContext {
   limits: { windowSeconds: number; bill: number; moi: number };
   signatureKey: KeyObject | null;
   requireClientHeaders: boolean;
+  /** SADAD_CLIENT_PROFILE: `strict-deployment` holds the deployment's header forms as MUST. Absent is `document`. */
+  clientProfile?: ClientProfile;
+  /** The zone the sandbox reads a zoneless DateTimeStamp in (MOCK_TIME_ZONE); absent is the judge's local zone. */
+  timeZone?: string;
 }
 
 export interface Violation { rec: TrafficRecord; text: string }
@@ -93,11 +98,17 @@ const transactionTypeRule: ClientRule = {
   },
 };
 
-const REFERENCE_ID = /^[A-Za-z0-9]{3,16}$/;
+const strictProfile = (ctx: JudgeContext) => ctx.clientProfile === 'strict-deployment';
 
+/**
+ * The §5 headers, as the document states them: present, the time stamp ISO 8601 without a zone
+ * (the sample's form, or with fractions of a second), Bearer, JSON. The document gives the reference
+ * id no form; what a real deployment enforces (deploymentFormRule) joins this rule only under
+ * SADAD_CLIENT_PROFILE=strict-deployment.
+ */
 const headersRule: ClientRule = {
   name: 'headers.required', family: 'client-headers', level: 'MUST', sections: () => ['5'],
-  expectation: 'every call carries the §5 headers, well formed: CompanyId, the reference id (3-16 letters or digits), DateTimeStamp YYYY-MM-DDTHH:MM:SS, Device, Authorization Bearer, Content-Type application/json (and clientid/clientsecret on bill operations when the deployment requires them)',
+  expectation: 'every call carries the §5 headers, well formed as the document states them: CompanyId, the reference id, DateTimeStamp ISO 8601 without a zone (sample form YYYY-MM-DDTHH:MM:SS), Device, Authorization Bearer, Content-Type application/json (and clientid/clientsecret on bill operations when the deployment requires them); under SADAD_CLIENT_PROFILE=strict-deployment also the deployment\'s forms (headers.deployment-form)',
   appliesTo: all,
   judge(ctx, op) {
     const calls = mine(ctx, op);
@@ -107,10 +118,11 @@ const headersRule: ClientRule = {
       const h = c.rec.headers;
       const get = (n: string) => (h[n.toLowerCase()] ?? '').trim();
       const problems = required.filter((n) => get(n) === '').map((n) => `${n} missing`);
-      const ref = get(referenceIdHeader(ctx.headerPrefix));
-      if (ref !== '' && !REFERENCE_ID.test(ref)) problems.push(`${referenceIdHeader(ctx.headerPrefix)} is not 3-16 letters or digits`);
       const stamp = get('DateTimeStamp');
-      if (stamp !== '' && !isSpecTimestamp(stamp)) problems.push(`DateTimeStamp ${JSON.stringify(stamp.slice(0, 40))} is not YYYY-MM-DDTHH:MM:SS`);
+      const form = stamp === '' ? 'absent' : timestampForm(stamp);
+      if (form === 'zoned') problems.push(`DateTimeStamp ${JSON.stringify(stamp.slice(0, 40))} carries a zone; the document's has none (YYYY-MM-DDTHH:MM:SS, the sandbox's local time)`);
+      if (form === 'invalid') problems.push(`DateTimeStamp ${JSON.stringify(stamp.slice(0, 40))} is not YYYY-MM-DDTHH:MM:SS`);
+      if (strictProfile(ctx)) problems.push(...deploymentProblems(ctx, get));
       const auth = get('Authorization');
       if (auth !== '' && !/^Bearer\s+\S+$/i.test(auth)) problems.push('Authorization is not "Bearer <token>"');
       const type = get('Content-Type');
@@ -121,31 +133,60 @@ const headersRule: ClientRule = {
   },
 };
 
+/** The header forms a real deployment enforces and the document does not state (domain notes). */
+function deploymentProblems(ctx: JudgeContext, get: (name: string) => string): string[] {
+  const out: string[] = [];
+  const ref = get(referenceIdHeader(ctx.headerPrefix));
+  if (ref !== '' && !DEPLOYMENT_REFERENCE_ID.test(ref)) out.push(`${referenceIdHeader(ctx.headerPrefix)} is not 3-16 letters or digits, the form a real deployment enforces`);
+  const stamp = get('DateTimeStamp');
+  if (stamp !== '' && timestampForm(stamp) === 'fraction') out.push(`DateTimeStamp ${JSON.stringify(stamp.slice(0, 40))} has fractions of a second, which a real deployment refuses (the sample's form has none)`);
+  return out;
+}
+
+const deploymentFormRule: ClientRule = {
+  name: 'headers.deployment-form', family: 'client-headers', level: 'SHOULD', sections: () => ['5'],
+  expectation: 'the header values in the forms a real deployment enforces, which the document does not state: the reference id 3-16 letters or digits, DateTimeStamp without fractions of a second (a MUST of headers.required under SADAD_CLIENT_PROFILE=strict-deployment)',
+  appliesTo: all,
+  judge(ctx, op) {
+    const calls = mine(ctx, op);
+    if (strictProfile(ctx)) return { violations: [], judged: calls.length, notApplicable: 'SADAD_CLIENT_PROFILE=strict-deployment holds these forms as MUST, under headers.required' };
+    const violations: Violation[] = [];
+    for (const c of calls) {
+      const problems = deploymentProblems(ctx, (n) => (c.rec.headers[n.toLowerCase()] ?? '').trim());
+      if (problems.length) violations.push({ rec: c.rec, text: `call #${c.rec.seq}: ${problems.join('; ')}` });
+    }
+    return { violations, judged: calls.length };
+  },
+};
+
 /** How far DateTimeStamp may be from the judge's clock: clients' clocks drift, a queue delays. */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
+/** A difference within this of a whole number of hours reads as a time-zone mistake. */
+const ZONE_SLACK_SECONDS = 120;
 
-/** The local wall time a DateTimeStamp names (it carries no zone: the spec's sample form). */
-function stampTime(stamp: string): number | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/.exec(stamp);
-  if (!m) return null;
-  const [, y, mo, d, h, mi, s] = m.map(Number) as number[];
-  return new Date(y!, mo! - 1, d!, h!, mi!, s!).getTime();
+/** What a difference of `off` seconds looks like: a clock off, or a time stamp written in another zone. */
+function offText(off: number, zone: string): string {
+  const base = `DateTimeStamp is ${Math.round(Math.abs(off))} s ${off < 0 ? 'behind' : 'ahead of'} the judge's clock`;
+  const hours = Math.round(Math.abs(off) / 3600);
+  if (hours < 1 || Math.abs(Math.abs(off) - hours * 3600) > ZONE_SLACK_SECONDS) return base;
+  return `${base}: ${hours} h ${off < 0 ? 'behind' : 'ahead'}, which looks like a time-zone mistake (the document's DateTimeStamp carries no zone; the sandbox reads it as ${zone} time, MOCK_TIME_ZONE)`;
 }
 
 const timestampRule: ClientRule = {
   name: 'headers.timestamp-current', family: 'client-headers', level: 'SHOULD', sections: () => ['5'],
-  expectation: `DateTimeStamp is the time of the call, within ${TIMESTAMP_TOLERANCE_SECONDS} s of the judge's clock`,
+  expectation: `DateTimeStamp is the time of the call in the sandbox's zone (MOCK_TIME_ZONE, else the judge's), within ${TIMESTAMP_TOLERANCE_SECONDS} s of the judge's clock`,
   appliesTo: all,
   judge(ctx, op) {
     const calls = mine(ctx, op);
+    const zone = ctx.timeZone ?? localTimeZone();
     const violations: Violation[] = [];
     let judged = 0;
     for (const c of calls) {
-      const at = stampTime((c.rec.headers.datetimestamp ?? '').trim());
+      const at = stampInZone((c.rec.headers.datetimestamp ?? '').trim(), zone);
       if (at === null) continue; // absent or malformed: headers.required says so
       judged++;
       const off = (at - Date.parse(c.rec.startedAt)) / 1000;
-      if (Math.abs(off) > TIMESTAMP_TOLERANCE_SECONDS) violations.push({ rec: c.rec, text: `call #${c.rec.seq}: DateTimeStamp is ${Math.round(Math.abs(off))} s ${off < 0 ? 'behind' : 'ahead of'} the judge's clock` });
+      if (Math.abs(off) > TIMESTAMP_TOLERANCE_SECONDS) violations.push({ rec: c.rec, text: `call #${c.rec.seq}: ${offText(off, zone)}` });
     }
     return { violations, judged };
   },
@@ -433,6 +474,6 @@ const doublePayRule: ClientRule = {
 };
 
 export const CLIENT_RULES: ClientRule[] = [
-  schemaRule, transactionTypeRule, headersRule, timestampRule, signatureRule, referenceRule, sequenceRule, trnRule,
+  schemaRule, transactionTypeRule, headersRule, deploymentFormRule, timestampRule, signatureRule, referenceRule, sequenceRule, trnRule,
   limitRule, retryAfterRule, enquireFirstRule, billAmountRule, feeReferenceRule, doublePayRule,
 ];

@@ -7,7 +7,8 @@
 import { verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Operation } from '../contract/catalogue.js';
-import { isSpecTimestamp } from '../contract/formats.js';
+import { timestampForm } from '../contract/formats.js';
+import type { ClientProfile } from '../vocabulary/profile.js';
 import { optionalClientHeaderNames, referenceIdHeader, requiredHeaderNames } from '../contract/headers.js';
 import { sameSecret, type CompanyRegistry } from './companies.js';
 import type { Defects } from './defects.js';
@@ -18,11 +19,16 @@ import { then, type Maybe, type TokenStore } from './store/index.js';
 export interface AuthOptions {
   headerPrefix: string;
   requireClientHeaders: boolean;
+  /** Absent is `document`: only what the API document states is refused. */
+  clientProfile?: ClientProfile;
 }
 
 export const SIGNATURE_HEADER = 'X-Signature';
-/** Reference ids seen in a real deployment are 3-16 alphanumerics (domain notes). */
-const REFERENCE_ID = /^[A-Za-z0-9]{3,16}$/;
+/**
+ * Reference ids seen in a real deployment are 3-16 alphanumerics (domain notes); the API document
+ * gives the header no form, so only the strict-deployment profile refuses another (a UUID).
+ */
+export const DEPLOYMENT_REFERENCE_ID = /^[A-Za-z0-9]{3,16}$/;
 
 /** `name` as Node keys it in `headers`: lower case (callers on the hot path pass it lowered already). */
 function headerValue(headers: IncomingHttpHeaders, name: string, key = name.toLowerCase()): string | undefined {
@@ -73,13 +79,16 @@ export class Authenticator {
     for (const { name, key } of this.required) {
       if (headerValue(headers, name, key) === undefined && !(anyCompany && name === 'CompanyId')) throw present(name);
     }
+    const strict = this.options.clientProfile === 'strict-deployment';
     const refName = this.referenceId.name;
-    if (!REFERENCE_ID.test(headerValue(headers, refName, this.referenceId.key)!)) {
-      throw unauthorized({ pointer: `header:${refName}`, expected: '3-16 letters or digits', found: 'another form' });
+    if (strict && !DEPLOYMENT_REFERENCE_ID.test(headerValue(headers, refName, this.referenceId.key)!)) {
+      throw unauthorized({ pointer: `header:${refName}`, expected: '3-16 letters or digits (SADAD_CLIENT_PROFILE=strict-deployment)', found: 'another form' });
     }
+    // the document: ISO 8601 without a zone, in the sample's form; fractions of a second are ISO 8601 too
     const stamp = headerValue(headers, 'DateTimeStamp', 'datetimestamp')!;
-    if (!isSpecTimestamp(stamp)) {
-      throw unauthorized({ pointer: 'header:DateTimeStamp', expected: 'YYYY-MM-DDTHH:MM:SS (no zone, no fraction)', found: JSON.stringify(stamp.slice(0, 40)) });
+    const form = timestampForm(stamp);
+    if (form === 'zoned' || form === 'invalid' || (strict && form === 'fraction')) {
+      throw unauthorized({ pointer: 'header:DateTimeStamp', expected: strict ? 'YYYY-MM-DDTHH:MM:SS (no zone, no fraction: SADAD_CLIENT_PROFILE=strict-deployment)' : 'YYYY-MM-DDTHH:MM:SS, ISO 8601 without a zone', found: JSON.stringify(stamp.slice(0, 40)) });
     }
     const auth = headerValue(headers, 'Authorization', 'authorization')!;
     const bearer = /^Bearer\s+(\S+)$/i.exec(auth);

@@ -12,6 +12,8 @@ import { prefixOf } from '../config/index.js';
 import type { Variables } from '../config/env-values.js';
 import { DEFAULT_RATE_WINDOW_SECONDS, operations } from '../contract/catalogue.js';
 import { ROOT } from '../paths.js';
+import { isTimeZone } from '../contract/formats.js';
+import { CLIENT_PROFILES, type ClientProfile } from '../vocabulary/profile.js';
 import { checkDefects, parseDefects } from './defects.js';
 import { checkFaults, HANG_LIMIT_MS, parseFaults, type FaultSettings } from './faults.js';
 import { LIMITER_KINDS, type LimiterKind } from './limiters.js';
@@ -41,6 +43,17 @@ export interface MockOptions {
   clientId: string;
   clientSecret: string;
   requireClientHeaders: boolean;
+  /**
+   * SADAD_CLIENT_PROFILE (vocabulary/profile.ts): `document` accepts every header form the API
+   * document allows; `strict-deployment` also requires the forms a real deployment enforces.
+   * Optional: an addition to the published options (absent is `document`).
+   */
+  clientProfile?: ClientProfile;
+  /**
+   * MOCK_TIME_ZONE: the zone the sandbox reads a DateTimeStamp in (the document's carries none), an
+   * IANA name; the judge's local zone when absent.
+   */
+  timeZone?: string;
   tagPrefix: string;
   headerPrefix: string;
   /** PEM of the public key that verifies `X-Signature`; no signature is required when absent. */
@@ -222,6 +235,12 @@ export function mockOptionsFromEnv(env: Variables): MockOptions {
     lateAnswerMs: positiveInteger(env, 'MOCK_LATE_ANSWER_MS', d.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS),
     logLevel: oneOf(env, 'MOCK_LOG_LEVEL', LOG_LEVELS, d.logLevel ?? 'silent'),
   };
+  if (!unset(env.SADAD_CLIENT_PROFILE)) options.clientProfile = oneOf(env, 'SADAD_CLIENT_PROFILE', CLIENT_PROFILES, 'document');
+  if (!unset(env.MOCK_TIME_ZONE)) {
+    const zone = env.MOCK_TIME_ZONE.trim();
+    if (!isTimeZone(zone)) throw new ConfigError('MOCK_TIME_ZONE', `must be a time zone name such as Asia/Riyadh or UTC, got ${JSON.stringify(zone)}`);
+    options.timeZone = zone;
+  }
   if (!unset(env.MOCK_ACCESS_LOG)) options.accessLog = env.MOCK_ACCESS_LOG.trim();
   if (!unset(keyPath)) options.signaturePublicKeyPem = readPublicKeyPem(keyPath.trim());
   const tls = tlsFromEnv(env);

@@ -33,3 +33,13 @@ export const SMOKE_CASES: ReadonlySet<string> = new Set(Object.entries(PER_OPERA
 
 /** The most calls a smoke run plans on each MOI operation. */
 export const SMOKE_MOI_CALLS = 12;
+
+/**
+ * SADAD_CLIENT_PROFILE, for the client side (the mock's checks and the client judge): `document`
+ * (default) holds a client to what the API document states, and a value seen in a real deployment
+ * only (domain notes: the reference id's 3-16 letters or digits, a time stamp without fractions of
+ * a second) is a SHOULD the mock accepts; `strict-deployment` is a bank that enforces those values:
+ * the mock refuses other forms and the judge holds them as MUST (docs/client-certification.md).
+ */
+export const CLIENT_PROFILES = ['document', 'strict-deployment'] as const;
+export type ClientProfile = (typeof CLIENT_PROFILES)[number];

@@ -7,6 +7,7 @@
  * NOT_RUN (nothing to judge, no call of the operation, a scenario not reached), what is
  * NOT_APPLICABLE (an operation not certified, no signature key), and judgeSandbox's checks.
  */
+import { randomUUID } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { operation, operations, tagsOf, type OperationId } from '../../src/contract/catalogue.js';
 import { referenceIdHeader, specTimestamp } from '../../src/contract/headers.js';
@@ -71,7 +72,7 @@ test.describe('a clean traffic', () => {
     expect(records).toHaveLength(5);
     const withKey = judge(records, { signatureKey: keys.publicKey });
     const without = judge(records);
-    expect(CLIENT_RULES).toHaveLength(14);
+    expect(CLIENT_RULES).toHaveLength(15);
     for (const op of ALL_OPERATIONS) {
       for (const id of ruleIds(op)) {
         const expected = id.endsWith('.pacing.retry-after') || id.endsWith('.safety.no-double-pay') ? 'NOT_RUN' : 'PASS';
@@ -128,18 +129,40 @@ test.describe('client.<op>.req.*', () => {
 });
 
 test.describe('client.<op>.headers.*', () => {
-  test('headers.required: a missing Device, a malformed reference id or Authorization FAIL', async () => {
+  test('headers.required: a missing Device, a zoned DateTimeStamp or a non-Bearer Authorization FAIL', async () => {
     const records = await record(async (c) => {
       await c.post('bill-enquiry', c.build('bill-enquiry', { entry: bill() }), { headers: { Device: undefined } });
-      await c.post('moi-enquiry', c.build('moi-enquiry', { entry: fee() }), { headers: { [REF]: 'a-b' } });
+      await c.post('moi-enquiry', c.build('moi-enquiry', { entry: fee() }), { headers: { DateTimeStamp: `${new Date().toISOString().slice(0, 19)}Z` } });
       await c.post('bill-payment', c.billPayment(bill(), 10, false), { headers: { Authorization: 'Basic abc' } });
     });
     const cases = judge(records);
     expect(verdict(cases, 'client.bill-enquiry.headers.required')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/Device missing/) });
-    expect(verdict(cases, 'client.moi-enquiry.headers.required')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/ReferenceID is not 3-16/) });
+    expect(verdict(cases, 'client.moi-enquiry.headers.required')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/carries a zone; the document's has none/) });
     expect(verdict(cases, 'client.bill-payment.headers.required')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/Authorization is not "Bearer/) });
     const clean = await record(async (c) => { await c.enquireFee(fee()); });
     expect(verdict(judge(clean), 'client.moi-enquiry.headers.required').verdict).toBe('PASS');
+  });
+
+  test('a UUID reference id and a DateTimeStamp with milliseconds: the document allows both, a deployment does not: WARN under the default profile, FAIL of headers.required under strict-deployment', async () => {
+    const stamp = `${specTimestamp(new Date())}.123`;
+    const send = async (c: MockClient) => { await c.post('bill-enquiry', c.build('bill-enquiry', { entry: bill() }), { headers: { [REF]: randomUUID(), DateTimeStamp: stamp } }); };
+    const lenient = judge(await record(send));
+    expect(verdict(lenient, 'client.bill-enquiry.headers.required').verdict).toBe('PASS');
+    expect(verdict(lenient, 'client.bill-enquiry.headers.deployment-form')).toMatchObject({ verdict: 'WARN', notes: expect.stringMatching(/ReferenceID is not 3-16 letters or digits.*; DateTimeStamp .* has fractions of a second/) });
+    expect(verdict(lenient, 'client.bill-enquiry.headers.timestamp-current').verdict, 'read with its fraction').toBe('PASS');
+    // the strict mock refuses such a call (401) and records it; the judge holds it as MUST
+    const strict = judge(await record(send, { clientProfile: 'strict-deployment' }), { clientProfile: 'strict-deployment' });
+    expect(verdict(strict, 'client.bill-enquiry.headers.required')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/ReferenceID is not 3-16 letters or digits/) });
+    expect(verdict(strict, 'client.bill-enquiry.headers.deployment-form').verdict).toBe('NOT_APPLICABLE');
+  });
+
+  test('headers.timestamp-current: a DateTimeStamp a whole number of hours off reads as a time-zone mistake, in the zone the sandbox declares (MOCK_TIME_ZONE)', async () => {
+    // a client whose clock is right but writes its stamp in Riyadh time (UTC+3) to a sandbox in UTC
+    const riyadh = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Riyadh', hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    const stamp = riyadh.format(new Date()).replace(' ', 'T');
+    const records = await record(async (c) => { await c.post('bill-enquiry', c.build('bill-enquiry', { entry: bill() }), { headers: { DateTimeStamp: stamp } }); });
+    expect(verdict(judge(records, { timeZone: 'UTC' }), 'client.bill-enquiry.headers.timestamp-current')).toMatchObject({ verdict: 'WARN', notes: expect.stringMatching(/3 h ahead, which looks like a time-zone mistake .*UTC time, MOCK_TIME_ZONE/) });
+    expect(verdict(judge(records, { timeZone: 'Asia/Riyadh' }), 'client.bill-enquiry.headers.timestamp-current').verdict, 'the sandbox in Riyadh time').toBe('PASS');
   });
 
   test('headers.timestamp-current: a DateTimeStamp 20 minutes off WARNs (behind or ahead); 2 minutes off PASSes', async () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { sign } from 'node:crypto';
 import { expect, test } from '@playwright/test';
@@ -36,7 +37,8 @@ test('malformed headers, a bad token and an unknown company are 401', async () =
   await withMock(UNLIMITED, async (c) => {
     const body = c.build('bill-enquiry');
     const post = (headers: Record<string, string>) => c.post('bill-enquiry', body, { headers });
-    for (const stamp of ['2025-01-02 10:20:39', '2025-01-02T10:20:39Z', '2025-01-02T10:20:39.123', '20250102T102039', '2025-13-02T10:20:39']) {
+    // the document: ISO 8601 without a zone, in the sample's form
+    for (const stamp of ['2025-01-02 10:20:39', '2025-01-02T10:20:39Z', '2025-01-02T10:20:39+03:00', '20250102T102039', '2025-13-02T10:20:39']) {
       expectUnauthorized(await post({ DateTimeStamp: stamp }), 'header:DateTimeStamp', stamp);
     }
     expectUnauthorized(await post({ Authorization: 'mock-access-token-0123456789' }), 'header:Authorization', 'no Bearer scheme');
@@ -46,9 +48,19 @@ test('malformed headers, a bad token and an unknown company are 401', async () =
     expect(bad.headers.get('www-authenticate')).toContain('invalid_token');
     expect(JSON.stringify(bad.body)).not.toContain('not-the-token');
     expectUnauthorized(await post({ CompanyId: 'OTHERCO' }), 'header:CompanyId');
-    expectUnauthorized(await post({ SvcReferenceID: 'has space' }), 'header:SvcReferenceID');
-    expectUnauthorized(await post({ SvcReferenceID: 'A'.repeat(17) }), 'header:SvcReferenceID', '17 characters');
     expect((await post({ Authorization: 'bearer mock-access-token-0123456789' })).status, 'scheme is case-insensitive').toBe(200);
+  });
+});
+
+test('what the document allows is accepted; SADAD_CLIENT_PROFILE=strict-deployment refuses the forms only a real deployment enforces', async () => {
+  // the document gives the reference id no form, and ISO 8601 without a zone allows fractions of a second
+  const deploymentOnly = [{ SvcReferenceID: randomUUID() }, { SvcReferenceID: 'has space' }, { SvcReferenceID: 'A'.repeat(17) }, { DateTimeStamp: `${new Date().toISOString().slice(0, 19)}.123` }];
+  await withMock(UNLIMITED, async (c) => {
+    for (const headers of deploymentOnly) expect((await c.post('bill-enquiry', c.build('bill-enquiry'), { headers })).status, JSON.stringify(headers)).toBe(200);
+  });
+  await withMock({ ...UNLIMITED, clientProfile: 'strict-deployment' }, async (c) => {
+    for (const headers of deploymentOnly) expectUnauthorized(await c.post('bill-enquiry', c.build('bill-enquiry'), { headers }), `header:${Object.keys(headers)[0]}`, JSON.stringify(headers));
+    expect((await c.post('bill-enquiry', c.build('bill-enquiry'))).status, 'the deployment\'s own forms').toBe(200);
   });
 });
 

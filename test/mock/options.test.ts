@@ -33,7 +33,7 @@ test('a bad value is a ConfigError naming the variable', () => {
   const bad: Record<string, string> = {
     MOCK_RATE_WINDOW_SECONDS: 'abc', MOCK_PORT: '70000', MOCK_RATE_LIMIT_BILL: '0', MOCK_RATE_LIMIT_MOI: '2.5', MOCK_STYLE: 'fancy',
     MOCK_ERRORS: 'inband', MOCK_REQUIRE_CLIENT_HEADERS: 'maybe', MOCK_SIGNATURE_PUBLIC_KEY: 'no/such/key.pem', MOCK_TOKEN_LIFETIME_SECONDS: '-1',
-    MOCK_DEFECTS: 'no-such-defect', SADAD_TAG_PREFIX: '1x',
+    MOCK_DEFECTS: 'no-such-defect', SADAD_TAG_PREFIX: '1x', SADAD_CLIENT_PROFILE: 'strict', MOCK_TIME_ZONE: 'Riyadh',
   };
   for (const [variable, value] of Object.entries(bad)) {
     expect(() => mockOptionsFromEnv({ [variable]: value }), variable).toThrow(ConfigError);
