@@ -26,8 +26,9 @@ export function maskText(text: string): string {
   let out = text;
   // longest first, so a secret containing another is masked whole
   for (const s of [...secretValues].sort((a, b) => b.length - a.length)) out = out.split(s).join(MASK);
-  // a bearer credential in free text (e.g. an echoed header) is masked even if it was never registered
-  return out.replace(/(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/g, `$1${MASK}`);
+  // a bearer credential in free text (e.g. an echoed header) is masked even if it was never registered;
+  // a challenge's parameters (`Bearer realm="api", error=invalid_token`, RFC 6750) are no credential
+  return out.replace(/(Bearer\s+)(?![!#$%&'*+.^_`|~A-Za-z0-9-]+\s*=\s*["!#$%&'*+.^_`|~A-Za-z0-9-])[A-Za-z0-9\-._~+/]+=*/g, `$1${MASK}`);
 }
 
 export function maskHeaders(headers: Record<string, string | undefined>): Record<string, string> {

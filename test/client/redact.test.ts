@@ -12,6 +12,10 @@ test('registered secret values are masked anywhere in text, longest first; beare
   registerSecret('token-1234567890-extended');
   expect(maskText('a token-1234567890-extended and token-1234567890 here')).toBe(`a ${MASK} and ${MASK} here`);
   expect(maskText('echo: Authorization: Bearer eyJhbGciOi.x.y')).toBe(`echo: Authorization: Bearer ${MASK}`);
+  expect(maskText('Bearer c2VjcmV0LXRva2Vu==')).toBe(`Bearer ${MASK}`);
+  // a challenge names no credential: its parameters stay readable
+  expect(maskText('Bearer realm="sadad-mock", error="invalid_token"')).toBe('Bearer realm="sadad-mock", error="invalid_token"');
+  expect(maskText('Bearer error=invalid_token')).toBe('Bearer error=invalid_token');
   expect(maskText('abc')).toBe('abc');
 });
 
