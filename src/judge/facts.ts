@@ -15,6 +15,8 @@ export interface Entry {
   fields: Fields;
   /** The bill (`BillerId|account`) or fee subject (`BillerID|ID|RequestType`) the entry is about; null when unreadable. */
   subject: string | null;
+  /** The subject as the client wrote it (`bill 002/...`), for messages; `subject` is the key, billers compared as numbers. */
+  shown: string | null;
   sequence: string | null;
   /** Canonical JSON of the entry: two requests are "the same" when these are equal. */
   canonical: string;
@@ -48,15 +50,16 @@ export function canonical(v: unknown): string {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 
-export function subjectOf(op: Operation, e: Fields): string | null {
-  const biller = str(e.BillerId) ?? str(e.BillerID);
+export function subjectOf(op: Operation, e: Fields, asSent = false): string | null {
+  const raw = str(e.BillerId) ?? str(e.BillerID);
+  // billers are numeric codes that samples write as numbers: "001" and "1" are one biller (the key); a message shows what was sent
+  const biller = raw === null ? '?' : asSent ? raw : raw.replace(/^0+(?=\d)/, '');
   if (op.rateGroup === 'bill') {
     const account = str(op.kind === 'enquiry' ? e.AccountNumber : e.BillAccountID);
-    // billers are numeric codes that samples write as numbers: "001" and "1" are one biller
-    return account === null ? null : `bill ${biller === null ? '?' : biller.replace(/^0+(?=\d)/, '')}/${account}`;
+    return account === null ? null : `bill ${biller}/${account}`;
   }
   const id = str(e.ID);
-  return id === null ? null : `fee ${biller === null ? '?' : biller.replace(/^0+(?=\d)/, '')}/${id}/${str(e.RequestType) ?? '?'}`;
+  return id === null ? null : `fee ${biller}/${id}/${str(e.RequestType) ?? '?'}`;
 }
 
 /** The record as an Exchange, to read its answer with the service suite's classify(). */
@@ -84,7 +87,7 @@ export function factsOf(r: TrafficRecord, tagPrefix: string, headerPrefix: strin
   const list = root?.[listTag];
   const items = (Array.isArray(list) ? list : []).filter(isRecord);
   const entries: Entry[] = items.flatMap((it) => (Array.isArray(it.TransactionData) ? it.TransactionData : []).filter(isRecord).map((e) => ({
-    fields: e, subject: subjectOf(op, e), sequence: str(e.SequenceNumber), canonical: canonical(e),
+    fields: e, subject: subjectOf(op, e), shown: subjectOf(op, e, true), sequence: str(e.SequenceNumber), canonical: canonical(e),
   })));
   const exchange = asExchange(r);
   // what the client could read: an answer it did not wait for means nothing to it

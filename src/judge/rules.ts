@@ -250,7 +250,7 @@ const sequenceRule: ClientRule = {
         if (c.op.id === op.id) {
           judged++;
           if (first && (first.canonical !== e.canonical || first.op !== c.op.id)) {
-            violations.push({ rec: c.rec, text: `call #${c.rec.seq}: SequenceNumber ${e.sequence} was used by call #${first.rec.seq} for ${first.op === c.op.id ? 'a different entry' : first.op}${e.subject ? ` (now ${e.subject})` : ''}` });
+            violations.push({ rec: c.rec, text: `call #${c.rec.seq}: SequenceNumber ${e.sequence} was used by call #${first.rec.seq} for ${first.op === c.op.id ? 'a different entry' : first.op}${e.subject ? ` (now ${e.shown ?? e.subject})` : ''}` });
           }
         }
         if (!first) seen.set(e.sequence, { canonical: e.canonical, op: c.op.id, rec: c.rec });
@@ -346,7 +346,7 @@ const enquireFirstRule: ClientRule = {
         if (e.subject === null || (e.sequence !== null && paid.has(e.sequence))) continue; // a replay
         judged++;
         if (e.sequence !== null) paid.add(e.sequence);
-        if (!enquired.has(e.subject)) violations.push({ rec: c.rec, text: `call #${c.rec.seq} pays ${e.subject} without an answered enquiry of it before` });
+        if (!enquired.has(e.subject)) violations.push({ rec: c.rec, text: `call #${c.rec.seq} pays ${e.shown ?? e.subject} without an answered enquiry of it before` });
       }
     }
     return { violations, judged };
@@ -385,7 +385,7 @@ const billAmountRule: ClientRule = {
           else if (known !== undefined && e.fields.PayExactDue === true && Math.abs(amount - known) > EPSILON) problems.push(`PayExactDue true with ${money(amount)} where ${money(known)} is due`);
           else if (known !== undefined && exactOnly.has(e.subject) && Math.abs(amount - known) > EPSILON) problems.push(`pays ${money(amount)} of ${money(known)} after being told the bill takes only the exact amount`);
           else if (known === undefined && c.rec.delivered && /over-?payment|more than (the )?(amount )?due/i.test(c.rec.responseBody)) problems.push('was refused as an over-payment (no enquiry told the client what was due)');
-          if (problems.length) violations.push({ rec: c.rec, text: `call #${c.rec.seq}, ${e.subject}: ${problems.join('; ')}` });
+          if (problems.length) violations.push({ rec: c.rec, text: `call #${c.rec.seq}, ${e.shown ?? e.subject}: ${problems.join('; ')}` });
         }
         if (!c.rec.delivered) return; // the client does not know what happened
         if (c.outcome.kind === 'accepted' || c.outcome.entries?.[i] === true) {
@@ -419,12 +419,12 @@ const feeReferenceRule: ClientRule = {
         if (e.sequence !== null) seenSeq.add(e.sequence);
         judged++;
         const q = quoted.get(e.subject);
-        if (!q) { violations.push({ rec: c.rec, text: `call #${c.rec.seq} pays ${e.subject} without an answered enquiry to quote` }); continue; }
+        if (!q) { violations.push({ rec: c.rec, text: `call #${c.rec.seq} pays ${e.shown ?? e.subject} without an answered enquiry to quote` }); continue; }
         const problems: string[] = [];
         if (String(e.fields.FeeReferenceId ?? '') !== String(q.ref ?? '')) problems.push(`FeeReferenceId ${JSON.stringify(e.fields.FeeReferenceId)} where enquiry #${q.seq} answered ${JSON.stringify(q.ref)}`);
         const amount = amountOf(e.fields.DueAmount);
         if (q.due !== null && (amount === null || Math.abs(amount - q.due) > EPSILON)) problems.push(`DueAmount ${JSON.stringify(e.fields.DueAmount)} where enquiry #${q.seq} answered ${money(q.due)}`);
-        if (problems.length) violations.push({ rec: c.rec, text: `call #${c.rec.seq}, ${e.subject}: ${problems.join('; ')}` });
+        if (problems.length) violations.push({ rec: c.rec, text: `call #${c.rec.seq}, ${e.shown ?? e.subject}: ${problems.join('; ')}` });
       }
     }
     return { violations, judged };
@@ -459,7 +459,7 @@ const doublePayRule: ClientRule = {
         const pending = open.get(e.subject);
         if (pending) {
           if (e.sequence !== pending.sequence) {
-            violations.push({ rec: c.rec, text: `call #${c.rec.seq} pays ${e.subject} under a new SequenceNumber ${e.sequence ?? '(none)'} after call #${pending.rec.seq} (SequenceNumber ${pending.sequence}) ended without a clear answer, with no enquiry in between` });
+            violations.push({ rec: c.rec, text: `call #${c.rec.seq} pays ${e.shown ?? e.subject} under a new SequenceNumber ${e.sequence ?? '(none)'} after call #${pending.rec.seq} (SequenceNumber ${pending.sequence}) ended without a clear answer, with no enquiry in between` });
           }
         }
         if (uncertain(c)) {

@@ -341,8 +341,8 @@ test.describe('client.<payment>.safety.*', () => {
       await c.post('bill-payment', c.billPayment(nf, 10, false));
     });
     const cases = judge(records);
-    expect(verdict(cases, 'client.bill-payment.safety.enquire-first')).toMatchObject({ verdict: 'WARN', notes: expect.stringMatching(/call #1 pays bill 2\/\d+ without an answered enquiry.*call #4/) });
-    expect(verdict(cases, 'client.moi-payment.safety.enquire-first')).toMatchObject({ verdict: 'WARN', notes: expect.stringMatching(/call #2 pays fee 90\/\d+\/02/) });
+    expect(verdict(cases, 'client.bill-payment.safety.enquire-first')).toMatchObject({ verdict: 'WARN', notes: expect.stringMatching(/call #1 pays bill 002\/\d+ without an answered enquiry.*call #4/) });
+    expect(verdict(cases, 'client.moi-payment.safety.enquire-first')).toMatchObject({ verdict: 'WARN', notes: expect.stringMatching(/call #2 pays fee 090\/\d+\/02/) });
 
     const clean = await record(async (c) => {
       const s = bill();
@@ -443,7 +443,7 @@ test.describe('client.<payment>.safety.*', () => {
     // what the client knew was due is what it paid: no amount violation...
     expect(verdict(cases, 'client.bill-payment.safety.amount').verdict).toBe('PASS');
     // ...but a payment of unknown fate paid again under a new SequenceNumber is a double payment
-    expect(verdict(cases, 'client.bill-payment.safety.no-double-pay')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/call #3 pays bill 2\/\d+ under a new SequenceNumber .* after call #2/) });
+    expect(verdict(cases, 'client.bill-payment.safety.no-double-pay')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/call #3 pays bill 002\/\d+ under a new SequenceNumber .* after call #2/) });
     expect(verdict(cases, 'client.bill-payment.scenario.late-answer').verdict).toBe('PASS');
   });
 
@@ -483,7 +483,7 @@ test.describe('client.<payment>.safety.*', () => {
       expect((await c.post('bill-payment', c.billPayment(s, 10, false))).status).toBe(503);
       await c.post('bill-payment', c.billPayment(s, 10, false));
     });
-    expect(verdict(judge(unenquired), 'client.bill-payment.safety.no-double-pay')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/call #2 pays bill 2\/\d+9503 under a new SequenceNumber/) });
+    expect(verdict(judge(unenquired), 'client.bill-payment.safety.no-double-pay')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/call #2 pays bill 002\/\d+9503 under a new SequenceNumber/) });
 
     const enquired = await record(async (c) => {
       const s = bill(SCENARIO_MAGIC.unavailable);
@@ -522,7 +522,7 @@ test.describe('client.<payment>.safety.*', () => {
       await c.post('moi-payment', c.feePayment(f, e));
     }, { lateAnswerMs: HELD_MS });
     const cases = judge(records);
-    expect(verdict(cases, 'client.moi-payment.safety.no-double-pay')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/call #3 pays fee 90\/\d+9408\/02 under a new SequenceNumber/) });
+    expect(verdict(cases, 'client.moi-payment.safety.no-double-pay')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/call #3 pays fee 090\/\d+9408\/02 under a new SequenceNumber/) });
     expect(verdict(cases, 'client.moi-payment.scenario.late-answer').verdict).toBe('PASS');
   });
 });
