@@ -84,8 +84,10 @@ test('no finished work was redone: the calls of both runs stay within the cases\
     for (const [op, n] of Object.entries(seen)) out[op] = Math.max(out[op] ?? 0, n);
     return out;
   };
+  // the cases the interrupt caught running may send more than nothing: they widen the bound. Usually
+  // there are some; at the rare instant both workers were between cases there are none (seen once in
+  // CI), and the bound holds all the same
   const inFlight = stopped.cases.filter((c) => c.verdict === 'NOT_RUN' && c.testStatus === 'interrupted').map((c) => c.id);
-  expect(inFlight.length, 'the interrupt caught cases running').toBeGreaterThan(0);
   const bound: Record<string, number> = {};
   for (const id of [...merged.cases.map((c) => c.id), ...inFlight]) for (const [op, n] of Object.entries(perCase(id))) bound[op] = (bound[op] ?? 0) + n;
   const sent: Record<string, number> = {};
