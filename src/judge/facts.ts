@@ -9,7 +9,7 @@ import { referenceIdHeader } from '../contract/headers.js';
 import type { Fields } from '../contract/message.js';
 import type { Exchange } from '../client/exchange.js';
 import { classify, viewResponse, type Outcome } from '../client/outcome.js';
-import type { TrafficRecord } from './traffic.js';
+import { unseenAnswer, type TrafficRecord } from './traffic.js';
 
 export interface Entry {
   fields: Fields;
@@ -68,7 +68,7 @@ function asExchange(r: TrafficRecord): Exchange {
   let parseError: string | undefined;
   try { json = r.responseBody === '' ? undefined : JSON.parse(r.responseBody); } catch (e) { parseError = String(e); }
   const ex: Exchange = { label: '', op: r.op ?? undefined, request: { method: r.method, url: r.path, headers: {}, body: '' }, startedAt: r.startedAt, durationMs: 0 };
-  if (r.status === null || !r.delivered) ex.error = { kind: 'network', message: r.upstreamError ?? 'the answer did not reach the client' };
+  if (r.status === null || !r.delivered) ex.error = { kind: 'network', message: unseenAnswer(r) };
   if (r.status !== null) {
     ex.response = { status: r.status, headers: r.responseHeaders, body: r.responseBody };
     if (json !== undefined) ex.json = json;

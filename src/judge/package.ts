@@ -27,7 +27,8 @@ export function summarizeTraffic(records: TrafficRecord[]): TrafficSummary {
     const key = r.op ?? 'other';
     const o = (byOperation[key] ??= { calls: 0, statuses: {} });
     o.calls++;
-    const status = r.status === null ? 'no answer' : String(r.status);
+    // what the client saw: a dropped answer is no answer to it, whatever the judge had produced
+    const status = r.status === null || r.clientSaw === 'reset' ? (r.clientSaw === 'reset' ? 'no answer (reset)' : 'no answer') : r.delivered ? String(r.status) : 'no answer (the client gave up)';
     o.statuses[status] = (o.statuses[status] ?? 0) + 1;
   }
   return {

@@ -82,7 +82,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'late-answer', op: 'bill-payment', title: 'Payment answered after the client gave up, the debit done', sections: ['1', '3'],
     trigger: `pay a bill with ${account(SCENARIO_MAGIC.lateAnswer)} with a client timeout below the held answer (--late-answer-ms)`,
-    reached: (c, p) => !c.rec.delivered && c.rec.status !== null && producedOutcome(c, p).kind === 'accepted',
+    reached: (c, p) => !c.rec.delivered && c.rec.clientSaw !== 'reset' && c.rec.status !== null && producedOutcome(c, p).kind === 'accepted',
   },
   {
     name: 'not-found', op: 'moi-enquiry', title: 'Fee subject not found', sections: ['2.6', '7'],
@@ -107,7 +107,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'late-answer', op: 'moi-payment', title: 'Payment answered after the client gave up, the debit done', sections: ['1', '3'],
     trigger: `pay an MOI fee with ${id(SCENARIO_MAGIC.lateAnswer)} with a client timeout below the held answer (--late-answer-ms)`,
-    reached: (c, p) => !c.rec.delivered && c.rec.status !== null && producedOutcome(c, p).kind === 'accepted',
+    reached: (c, p) => !c.rec.delivered && c.rec.clientSaw !== 'reset' && c.rec.status !== null && producedOutcome(c, p).kind === 'accepted',
   },
 ];
 

@@ -33,6 +33,11 @@ export interface TrafficRecord {
   responseBody: string;
   /** The whole answer reached the client; false when it closed the connection first (or it was dropped). */
   delivered: boolean;
+  /**
+   * What the client saw of the answer: `answer` (it was delivered), `reset` (the judge dropped it: a
+   * `lost` fault), `closed` (the client closed the connection first: it gave up waiting).
+   */
+  clientSaw?: 'answer' | 'reset' | 'closed';
   source: AnswerSource;
   /** A scenario the judge injected on this call (`rateLimited`, `unavailable`, `lateAnswer`), if any. */
   scenario: string | null;
@@ -79,7 +84,9 @@ export class TrafficRecorder implements MockRecorder {
       for (const [k, v] of Object.entries(rec.headers)) if (isSecretHeader(k)) registerSecret(v.replace(/^Bearer\s+/i, ''));
       reply.raw.once('close', () => {
         rec.tEnd = this.now();
-        rec.delivered = reply.raw.writableFinished;
+        // a dropped answer may still report itself finished: what the client saw is the reset
+        rec.delivered = reply.raw.writableFinished && !req.answerLost;
+        rec.clientSaw = req.answerLost ? 'reset' : rec.delivered ? 'answer' : 'closed';
         rec.body = req.rawBody ?? rec.body;
         for (const l of this.listeners) l(rec);
       });
@@ -119,7 +126,15 @@ export function toExchange(r: TrafficRecord, label = `call #${r.seq}`): Exchange
     durationMs: r.tEnd === null ? 0 : Math.round(r.tEnd - r.t),
   };
   if (r.op) ex.op = r.op;
-  if (r.status !== null) ex.response = { status: r.status, headers: maskHeaders(r.responseHeaders), body: clip(maskBody(r.responseBody)) };
-  if (!r.delivered) ex.error = { kind: 'not-delivered', message: r.upstreamError ? maskText(r.upstreamError) : 'the client closed the connection before the whole answer was written' };
+  // what the client saw: an answer it never received is recorded as none, with what the judge had produced in words
+  if (r.status !== null && r.delivered) ex.response = { status: r.status, headers: maskHeaders(r.responseHeaders), body: clip(maskBody(r.responseBody)) };
+  if (!r.delivered) ex.error = { kind: r.clientSaw === 'reset' ? 'reset' : r.upstreamError ? 'not-delivered' : 'timeout', message: maskText(unseenAnswer(r)) };
   return ex;
+}
+
+/** Why the client has no answer, and what the judge had answered (the call may have taken effect). */
+export function unseenAnswer(r: TrafficRecord): string {
+  if (r.upstreamError) return r.upstreamError;
+  const produced = r.status === null ? 'before any answer was produced' : `before the answer, HTTP ${r.status}, reached it (the call took effect as that answer says)`;
+  return r.clientSaw === 'reset' ? `the connection was reset ${produced}` : `the client closed the connection ${produced}: it gave up waiting`;
 }

@@ -253,7 +253,9 @@ export class Faults {
     // a call already answered by a fault drawn before it (a 503, a revoke) or by the outage never took effect: nothing to lose
     if (draw.lost && draw.before === undefined && !draw.outage) {
       this.counters[op].lost += 1;
-      // the call has already taken effect; the writes fastify still makes go nowhere
+      // the call has already taken effect; the writes fastify still makes go nowhere (and the response
+      // may still report itself finished: the recorder reads this flag for what the client saw)
+      req.answerLost = true;
       reply.raw.destroy();
     }
     return payload;

@@ -28,5 +28,7 @@ declare module 'fastify' {
     /** Who answered (proxy mode sets `upstream` / `proxy-fault`). */
     answerSource?: AnswerSource;
     upstreamError?: string;
+    /** Set when the mock drops the answer on purpose (a `lost` fault): the client sees a reset, whatever the socket reports. */
+    answerLost?: boolean;
   }
 }
