@@ -257,7 +257,9 @@ function trafficSection(r: ClientCertificationReport): string {
   return `<section id="traffic"><h2>Traffic</h2>` +
     `<dl class="fp"><dt>Calls</dt><dd>${text(t.calls)}</dd>` +
     `<dt>Rate-limited</dt><dd>${text(t.rateLimited)} <span class="muted">(429s the judge sent because the client went past a limit; scenario 429s not included)</span></dd>` +
-    `<dt>Abandoned</dt><dd>${text(t.abandoned)} <span class="muted">(calls whose answer the client did not wait for: it closed the connection first)</span></dd></dl>` +
+    `<dt>Abandoned</dt><dd>${text(t.abandoned)} <span class="muted">(calls whose answer the client did not wait for: it closed the connection first)</span></dd>` +
+    (t.scenarioAnswers ? `<dt>Scenario answers</dt><dd>${Object.keys(t.scenarioAnswers).length ? statuses(t.scenarioAnswers) : '0'} <span class="muted">(the refusals and held answers the scenarios gave the client: a 429 of the rate-limited scenario, a 503 of the unavailable one)</span></dd>` : '') +
+    (t.lost !== undefined ? `<dt>Lost</dt><dd>${text(t.lost)} <span class="muted">(answers the judge dropped: the client saw a reset)</span></dd>` : '') + `</dl>` +
     `<h3>Per operation</h3>${table}</section>`;
 }
 

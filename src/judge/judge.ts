@@ -49,8 +49,8 @@ function verdictOf(level: Level, result: RuleResult, what: string): { verdict: V
 
 /** What a rule needs to have something to judge, for the NOT_RUN note. */
 const NEEDS: Record<string, string> = {
-  'pacing.retry-after': 'no 429 was answered (reach the rate-limited scenario)',
-  'safety.no-double-pay': 'no payment ended without a clear answer before another payment of the same bill (reach the late-answer or 503 scenario)',
+  'pacing.retry-after': 'no call on the operation followed a 429 (reach the rate-limited scenario, then call the operation again once its Retry-After has passed)',
+  'safety.no-double-pay': 'no payment that ended without a clear answer was followed by an enquiry or another payment of that bill or fee (reach the late-answer or 503 scenario, then enquire, or replay with the same SequenceNumber)',
   'headers.timestamp-current': 'no call carried a readable DateTimeStamp',
 };
 

@@ -67,6 +67,10 @@ export interface TrafficSummary {
   rateLimited: number;
   /** Calls whose answer the client did not wait for (it closed the connection first). */
   abandoned: number;
+  /** Answers the scenarios gave, by status (`429` rate-limited, `503` unavailable, ...): what the client met besides its own refusals. */
+  scenarioAnswers?: Record<string, number>;
+  /** Answers the judge dropped (a `lost` fault): the client saw a reset. */
+  lost?: number;
 }
 
 export interface ClientFingerprint {

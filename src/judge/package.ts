@@ -21,6 +21,12 @@ import {
 import { SCENARIOS, scenarioId } from './scenarios.js';
 import type { TrafficRecord } from './traffic.js';
 
+const countBy = (keys: string[]): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const k of keys) out[k] = (out[k] ?? 0) + 1;
+  return out;
+};
+
 export function summarizeTraffic(records: TrafficRecord[]): TrafficSummary {
   const byOperation: TrafficSummary['byOperation'] = {};
   for (const r of records) {
@@ -34,7 +40,9 @@ export function summarizeTraffic(records: TrafficRecord[]): TrafficSummary {
   return {
     calls: records.length, byOperation,
     rateLimited: records.filter((r) => r.status === 429 && r.source === 'judge' && r.scenario === null).length,
-    abandoned: records.filter((r) => r.tEnd !== null && !r.delivered).length,
+    abandoned: records.filter((r) => r.tEnd !== null && !r.delivered && r.clientSaw !== 'reset').length,
+    scenarioAnswers: countBy(records.filter((r) => r.scenario !== null && r.status !== null).map((r) => String(r.status))),
+    lost: records.filter((r) => r.clientSaw === 'reset').length,
   };
 }
 

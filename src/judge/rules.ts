@@ -315,14 +315,19 @@ const retryAfterRule: ClientRule = {
     const calls = mine(ctx, op);
     const refusals = calls.filter((c) => c.rec.status === 429 && c.rec.tEnd !== null);
     const violations: Violation[] = [];
+    // a 429 puts the rule to the test only when the client calls the operation again after it: one
+    // that gives up there has shown nothing about waiting (not exercised, never a PASS)
+    let judged = 0;
     for (const r of refusals) {
       const seconds = retryAfterSeconds(r.rec.responseHeaders['retry-after'], Date.parse(r.rec.startedAt));
       if (seconds === null) continue;
+      const next = calls.find((c) => c.rec.t > r.rec.tEnd!);
+      if (!next) continue;
+      judged++;
       const until = r.rec.tEnd! + seconds * 1000 - RETRY_AFTER_SLACK_MS;
-      const early = calls.find((c) => c.rec.t > r.rec.tEnd! && c.rec.t < until);
-      if (early) violations.push({ rec: early.rec, text: `call #${early.rec.seq} came ${((early.rec.t - r.rec.tEnd!) / 1000).toFixed(2)} s after the 429 of call #${r.rec.seq}, which said Retry-After ${seconds} s` });
+      if (next.rec.t < until) violations.push({ rec: next.rec, text: `call #${next.rec.seq} came ${((next.rec.t - r.rec.tEnd!) / 1000).toFixed(2)} s after the 429 of call #${r.rec.seq}, which said Retry-After ${seconds} s` });
     }
-    return { violations, judged: refusals.length, observation: { refusals: refusals.length } };
+    return { violations, judged, observation: { refusals: refusals.length, followedByAnotherCall: judged } };
   },
 };
 
@@ -452,20 +457,20 @@ const doublePayRule: ClientRule = {
     const violations: Violation[] = [];
     let judged = 0;
     for (const c of ctx.calls) {
-      if (c.op.id === enquiry.id && informative(c)) for (const e of c.entries) if (e.subject) open.delete(e.subject);
+      if (c.op.id === enquiry.id && informative(c)) for (const e of c.entries) if (e.subject && open.delete(e.subject)) judged++;
       if (c.op.id !== op.id) continue;
       for (const e of c.entries) {
         if (e.subject === null) continue;
         const pending = open.get(e.subject);
         if (pending) {
+          // the rule is put to the test when the client pays that bill or fee again after a payment
+          // whose fate it does not know (or enquires first, below); one that gives up shows nothing
+          judged++;
           if (e.sequence !== pending.sequence) {
             violations.push({ rec: c.rec, text: `call #${c.rec.seq} pays ${e.shown ?? e.subject} under a new SequenceNumber ${e.sequence ?? '(none)'} after call #${pending.rec.seq} (SequenceNumber ${pending.sequence}) ended without a clear answer, with no enquiry in between` });
           }
         }
-        if (uncertain(c)) {
-          judged++; // the rule is put to the test by a payment whose fate the client does not know
-          open.set(e.subject, { sequence: e.sequence, rec: c.rec });
-        }
+        if (uncertain(c)) open.set(e.subject, { sequence: e.sequence, rec: c.rec });
         else if (pending && e.sequence === pending.sequence) open.delete(e.subject);
       }
     }

@@ -81,8 +81,8 @@ test.describe('a clean traffic', () => {
       }
     }
     expect(verdict(without, 'client.bill-enquiry.headers.signature').notes).toMatch(/no signature public key configured/);
-    expect(verdict(withKey, 'client.bill-payment.pacing.retry-after').notes).toMatch(/no 429 was answered/);
-    expect(verdict(withKey, 'client.bill-payment.safety.no-double-pay').notes).toMatch(/no payment ended without a clear answer/);
+    expect(verdict(withKey, 'client.bill-payment.pacing.retry-after').notes).toMatch(/no call on the operation followed a 429/);
+    expect(verdict(withKey, 'client.bill-payment.safety.no-double-pay').notes).toMatch(/no payment that ended without a clear answer was followed/);
   });
 });
 
@@ -325,7 +325,9 @@ test.describe('client.<op>.pacing.*', () => {
     // another operation's call in the window is not held against this one
     const payment = handRecord('bill-payment', null, { seq: 3, t: refused.tEnd! + 100, tEnd: refused.tEnd! + 110, status: 401 });
     expect(verdict(judge([...after(2100), payment]), 'client.bill-enquiry.pacing.retry-after').verdict).toBe('PASS');
-    expect(verdict(judge([...after(2100), payment]), 'client.bill-payment.pacing.retry-after')).toMatchObject({ verdict: 'NOT_RUN', notes: expect.stringMatching(/no 429/) });
+    expect(verdict(judge([...after(2100), payment]), 'client.bill-payment.pacing.retry-after')).toMatchObject({ verdict: 'NOT_RUN', notes: expect.stringMatching(/followed a 429/) });
+    // a client that gives up after the 429 has shown nothing about waiting: not exercised, never PASS
+    expect(verdict(judge([refused]), 'client.bill-enquiry.pacing.retry-after')).toMatchObject({ verdict: 'NOT_RUN', notes: expect.stringMatching(/no call on the operation followed a 429 .*call the operation again once its Retry-After has passed/) });
   });
 });
 
@@ -502,6 +504,12 @@ test.describe('client.<payment>.safety.*', () => {
       expect((await c.post('bill-payment', body)).status).toBe(200);
     });
     expect(verdict(judge(replayed), 'client.bill-payment.safety.no-double-pay').verdict).toBe('PASS');
+
+    // a client that gives up after the 503 has shown nothing about paying again: not exercised, never PASS
+    const gaveUp = await record(async (c) => {
+      expect((await c.post('bill-payment', c.billPayment(bill(SCENARIO_MAGIC.unavailable), 10, false))).status).toBe(503);
+    });
+    expect(verdict(judge(gaveUp), 'client.bill-payment.safety.no-double-pay')).toMatchObject({ verdict: 'NOT_RUN', notes: expect.stringMatching(/then enquire, or replay with the same SequenceNumber/) });
   });
 
   test('safety.no-double-pay: an enquiry that itself got a 503 tells nothing; a new SequenceNumber after it still FAILs', async () => {
@@ -534,7 +542,7 @@ test.describe('what is judged at all', () => {
     for (const op of ['bill-payment', 'moi-enquiry', 'moi-payment'] as const) {
       for (const id of ruleIds(op)) expect(verdict(cases, id), id).toEqual({ verdict: 'NOT_RUN', notes: `no ${op} call was recorded` });
     }
-    expect(verdict(cases, 'client.bill-enquiry.pacing.retry-after')).toMatchObject({ verdict: 'NOT_RUN', notes: expect.stringMatching(/never put this rule to the test: no 429 was answered/) });
+    expect(verdict(cases, 'client.bill-enquiry.pacing.retry-after')).toMatchObject({ verdict: 'NOT_RUN', notes: expect.stringMatching(/never put this rule to the test: no call on the operation followed a 429/) });
     expect(verdict(cases, 'client.bill-enquiry.req.schema').verdict).toBe('PASS');
     // the payment rules exist only for payments
     expect(cases.has('client.bill-enquiry.safety.amount')).toBe(false);
