@@ -52,6 +52,7 @@ const NEEDS: Record<string, string> = {
   'pacing.retry-after': 'no call on the operation followed a 429 (reach the rate-limited scenario, then call the operation again once its Retry-After has passed)',
   'safety.no-double-pay': 'no payment that ended without a clear answer was followed by an enquiry or another payment of that bill or fee (reach the late-answer or 503 scenario, then enquire, or replay with the same SequenceNumber)',
   'headers.timestamp-current': 'no call carried a readable DateTimeStamp',
+  'safety.already-paid': 'no payment followed an answered enquiry of its bill or fee',
 };
 
 export function judgeClient(input: JudgeInput): ClientCase[] {

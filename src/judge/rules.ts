@@ -443,6 +443,44 @@ const feeReferenceRule: ClientRule = {
 const informative = (c: CallFacts) => c.rec.delivered && (c.outcome.kind === 'accepted'
   || (c.outcome.kind === 'rejected' && (c.outcome.form === 'in-band' || [404, 409, 410, 422].includes(c.outcome.status ?? 0))));
 
+/**
+ * The document gives no rule for a fee or bill an enquiry shows as already paid (nothing due), so
+ * paying it anyway is a SHOULD: a real service answers it as a refusal (the mock: 422 "already
+ * paid"), and the client learned it from its own enquiry. Put to the test by every payment made after
+ * an answered enquiry of its fee or bill.
+ */
+const alreadyPaidRule: ClientRule = {
+  name: 'safety.already-paid', family: 'client-payment-safety', level: 'SHOULD', sections: (op) => [op.id === 'moi-payment' ? '2.6' : '2.2', '3'],
+  expectation: 'no payment of a bill or fee whose last answered enquiry showed nothing due (AmountDue or DueAmount 0)',
+  appliesTo: payments,
+  judge(ctx, op) {
+    const enquiry = enquiryOf(op);
+    const dueField = op.id === 'moi-payment' ? 'DueAmount' : 'AmountDue';
+    const shownDue = new Map<string, { due: number; seq: number }>();
+    const seenSeq = new Set<string>();
+    const violations: Violation[] = [];
+    let judged = 0;
+    for (const c of ctx.calls) {
+      if (c.op.id === enquiry.id && acceptedEnquiry(c)) {
+        c.entries.forEach((e, i) => {
+          const due = amountOf(c.answerEntries[i]?.[dueField]);
+          if (e.subject && due !== null) shownDue.set(e.subject, { due, seq: c.rec.seq });
+        });
+      }
+      if (c.op.id !== op.id) continue;
+      for (const e of c.entries) {
+        if (e.subject === null || (e.sequence !== null && seenSeq.has(e.sequence))) continue; // a replay
+        if (e.sequence !== null) seenSeq.add(e.sequence);
+        const shown = shownDue.get(e.subject);
+        if (!shown) continue;
+        judged++;
+        if (shown.due <= EPSILON) violations.push({ rec: c.rec, text: `call #${c.rec.seq} pays ${e.shown ?? e.subject}, which enquiry #${shown.seq} showed as paid (${dueField} ${money(shown.due)})` });
+      }
+    }
+    return { violations, judged };
+  },
+};
+
 /** An answer that leaves the client not knowing whether the payment took effect. */
 const uncertain = (c: CallFacts) => c.outcome.kind === 'no-answer' || c.outcome.kind === 'server-error' || c.outcome.kind === 'unclear';
 
@@ -480,5 +518,5 @@ const doublePayRule: ClientRule = {
 
 export const CLIENT_RULES: ClientRule[] = [
   schemaRule, transactionTypeRule, headersRule, deploymentFormRule, timestampRule, signatureRule, referenceRule, sequenceRule, trnRule,
-  limitRule, retryAfterRule, enquireFirstRule, billAmountRule, feeReferenceRule, doublePayRule,
+  limitRule, retryAfterRule, enquireFirstRule, billAmountRule, feeReferenceRule, alreadyPaidRule, doublePayRule,
 ];

@@ -16,7 +16,7 @@ import { shortUniqueId } from '../../src/base/unique.js';
 import { CLIENT_RULES, RETRY_AFTER_SLACK_MS, TIMESTAMP_TOLERANCE_SECONDS } from '../../src/judge/rules.js';
 import { SCENARIOS, scenarioId } from '../../src/judge/scenarios.js';
 import type { TrafficRecord } from '../../src/judge/traffic.js';
-import { BILL_MAGIC, SCENARIO_MAGIC, SCENARIO_RETRY_AFTER_SECONDS } from '../../src/mock/index.js';
+import { BILL_MAGIC, MOI_MAGIC, SCENARIO_MAGIC, SCENARIO_RETRY_AFTER_SECONDS } from '../../src/mock/index.js';
 import { freshAccount, freshId, type MockClient } from '../mock/helpers.js';
 import {
   ALL_OPERATIONS, altered, handRecord, judge, judgeSandboxCases, record, signingKeys, verdict,
@@ -72,7 +72,7 @@ test.describe('a clean traffic', () => {
     expect(records).toHaveLength(5);
     const withKey = judge(records, { signatureKey: keys.publicKey });
     const without = judge(records);
-    expect(CLIENT_RULES).toHaveLength(15);
+    expect(CLIENT_RULES).toHaveLength(16);
     for (const op of ALL_OPERATIONS) {
       for (const id of ruleIds(op)) {
         const expected = id.endsWith('.pacing.retry-after') || id.endsWith('.safety.no-double-pay') ? 'NOT_RUN' : 'PASS';
@@ -454,6 +454,26 @@ test.describe('client.<payment>.safety.*', () => {
       expect((await c.post('bill-payment', c.billPayment(bill(), 99_999, false))).status).toBe(422);
     });
     expect(verdict(judge(records), 'client.bill-payment.safety.amount')).toMatchObject({ verdict: 'FAIL', notes: expect.stringMatching(/over-payment/) });
+  });
+
+  test('safety.already-paid: paying an MOI fee or a bill its enquiry showed as paid (nothing due) WARNs; paying one with something due PASSes', async () => {
+    const paid = await record(async (c) => {
+      const f = fee(MOI_MAGIC.alreadyPaid);
+      const e = await feeEntry(c, f);
+      expect(Number(e.DueAmount)).toBe(0);
+      expect((await c.post('moi-payment', c.feePayment(f, e))).status).not.toBe(200);
+      const b = bill(BILL_MAGIC.alreadyPaid);
+      expect(await due(c, b)).toBe(0);
+      await c.post('bill-payment', c.billPayment(b, 10, false));
+    });
+    const cases = judge(paid);
+    expect(verdict(cases, 'client.moi-payment.safety.already-paid')).toMatchObject({ verdict: 'WARN', notes: expect.stringMatching(/call #2 pays fee 090\/\S+, which enquiry #1 showed as paid \(DueAmount 0\.00\)/) });
+    expect(verdict(cases, 'client.bill-payment.safety.already-paid')).toMatchObject({ verdict: 'WARN', notes: expect.stringMatching(/pays bill 002\/\S+, which enquiry #3 showed as paid \(AmountDue 0\.00\)/) });
+    const unpaid = await record(async (c) => {
+      const f = fee();
+      expect((await c.post('moi-payment', c.feePayment(f, await feeEntry(c, f)))).status).toBe(200);
+    });
+    expect(verdict(judge(unpaid), 'client.moi-payment.safety.already-paid').verdict).toBe('PASS');
   });
 
   test('safety.fee-reference: an MOI payment quoting another FeeReferenceId, or another DueAmount, than its enquiry FAILs', async () => {
