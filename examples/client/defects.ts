@@ -12,6 +12,7 @@ export const SAMPLE_CLIENT_DEFECTS = [
   'pays-more-than-due',
   'drops-required-field',
   'foreign-transaction-type',
+  'zoned-timestamp',
 ] as const;
 
 export type SampleClientDefect = (typeof SAMPLE_CLIENT_DEFECTS)[number];
@@ -26,6 +27,7 @@ export const SAMPLE_CLIENT_DEFECT_NOTES: Record<SampleClientDefect, string> = {
   'pays-more-than-due': 'one extra bill payment pays AmountDue + 10 (refused MW-004)',
   'drops-required-field': 'one extra bill enquiry leaves out the required BillCategory (refused 400)',
   'foreign-transaction-type': 'one extra bill enquiry carries TransactionType SADADMOI (refused)',
+  'zoned-timestamp': 'one extra bill enquiry carries a DateTimeStamp with a zone (...Z), which the document rules out (refused 401)',
 };
 
 export function isSampleClientDefect(value: string): value is SampleClientDefect {

@@ -329,6 +329,13 @@ async function defectExtras(ctx: Context): Promise<void> {
       refusedOrNote(`defect omits-header: bill enquiry of ${s.account} without Device`, outcomeOf('bill-enquiry', r, ctx.config.tagPrefix));
       return;
     }
+    case 'zoned-timestamp': {
+      const s = billSubject(ordinaryAccount());
+      // UTC with its zone: the document's DateTimeStamp carries none
+      const r = await client.send('bill-enquiry', client.billEnquiryBody(s), { headerValues: { DateTimeStamp: `${new Date().toISOString().slice(0, 19)}Z` } });
+      refusedOrNote(`defect zoned-timestamp: bill enquiry of ${s.account} with a DateTimeStamp ending Z`, outcomeOf('bill-enquiry', r, ctx.config.tagPrefix));
+      return;
+    }
     case 'reuses-sequence': {
       const reused = ctx.acceptedBillSequences[0];
       if (reused === undefined) throw new FlowFailure('reuses-sequence: no accepted bill payment to take a SequenceNumber from');

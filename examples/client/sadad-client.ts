@@ -275,6 +275,8 @@ export function statusOk(v: unknown): boolean | undefined {
 export interface CallOptions {
   /** Send without these headers (only to show what the service does without them). */
   omitHeaders?: string[];
+  /** Send these header values instead of the client's own (only to show what the service does with them). */
+  headerValues?: Record<string, string>;
   /** Send at once, without waiting for the pacer (the call is still recorded in its log). */
   bypassPacer?: boolean;
 }
@@ -660,6 +662,10 @@ export class SadadClient {
     }
     for (const name of opts.omitHeaders ?? []) {
       for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
+    }
+    for (const [name, value] of Object.entries(opts.headerValues ?? {})) {
+      for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
+      headers[name] = value;
     }
     const sentAt = Date.now();
     try {

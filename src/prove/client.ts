@@ -23,6 +23,7 @@ export const DEFECT_RULES: Record<SampleClientDefect, string> = {
   'pays-more-than-due': 'safety.amount',
   'drops-required-field': 'req.schema',
   'foreign-transaction-type': 'req.transaction-type',
+  'zoned-timestamp': 'headers.required',
 };
 
 /** The window of the proof runs: short, yet long against a loaded machine's scheduling delays. */
