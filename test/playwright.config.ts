@@ -45,7 +45,7 @@ export const E2E = [
   ...E2E_LONG,
   'attest/keys.test.ts', 'attest/package.test.ts',
   'client/curl.test.ts',
-  'judge/cli-args.test.ts',
+  'judge/cli-args.test.ts', 'judge/postman.test.ts',
   'mock/fuzz.test.ts',
   'mock/redis-limiters.test.ts', 'mock/redis-outage.test.ts', 'mock/redis-replicas.test.ts',
   'net/material.test.ts', 'net/tls.test.ts',
