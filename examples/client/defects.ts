@@ -13,6 +13,8 @@ export const SAMPLE_CLIENT_DEFECTS = [
   'drops-required-field',
   'foreign-transaction-type',
   'zoned-timestamp',
+  'uuid-reference-id',
+  'pays-paid-fee',
 ] as const;
 
 export type SampleClientDefect = (typeof SAMPLE_CLIENT_DEFECTS)[number];
@@ -28,6 +30,8 @@ export const SAMPLE_CLIENT_DEFECT_NOTES: Record<SampleClientDefect, string> = {
   'drops-required-field': 'one extra bill enquiry leaves out the required BillCategory (refused 400)',
   'foreign-transaction-type': 'one extra bill enquiry carries TransactionType SADADMOI (refused)',
   'zoned-timestamp': 'one extra bill enquiry carries a DateTimeStamp with a zone (...Z), which the document rules out (refused 401)',
+  'uuid-reference-id': 'one extra bill enquiry carries a UUID as its reference id: the document allows it, a real deployment does not (a SHOULD: WARN)',
+  'pays-paid-fee': 'pays an MOI fee its enquiry showed as paid, DueAmount 0 (refused MW-003; a SHOULD: WARN)',
 };
 
 export function isSampleClientDefect(value: string): value is SampleClientDefect {

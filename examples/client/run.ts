@@ -9,7 +9,7 @@
  * SAMPLE_CLIENT_DEFECT switches on one of the defects of defects.ts, to show that a judge of the
  * client's traffic catches it.
  */
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { isSampleClientDefect, SAMPLE_CLIENT_DEFECTS, type SampleClientDefect } from './defects.js';
@@ -34,6 +34,8 @@ export const BILL_SUFFIX = {
   lateAnswer: '9408',
 } as const;
 /** Last four characters of the MOI fee subject's ID. */
+/** The MOI fee an enquiry shows as paid (DueAmount 0): only the pays-paid-fee defect pays it. */
+const MOI_PAID = '9200';
 export const MOI_SUFFIX = {
   notFound: '9404',
   rateLimited: '9429',
@@ -334,6 +336,22 @@ async function defectExtras(ctx: Context): Promise<void> {
       // UTC with its zone: the document's DateTimeStamp carries none
       const r = await client.send('bill-enquiry', client.billEnquiryBody(s), { headerValues: { DateTimeStamp: `${new Date().toISOString().slice(0, 19)}Z` } });
       refusedOrNote(`defect zoned-timestamp: bill enquiry of ${s.account} with a DateTimeStamp ending Z`, outcomeOf('bill-enquiry', r, ctx.config.tagPrefix));
+      return;
+    }
+    case 'uuid-reference-id': {
+      const s = billSubject(ordinaryAccount());
+      // the document gives the reference id no form: accepted, but not what a real deployment takes
+      const r = await client.send('bill-enquiry', client.billEnquiryBody(s), { headerValues: { [`${ctx.config.headerPrefix}ReferenceID`]: randomUUID() } });
+      ctx.step(`defect uuid-reference-id: bill enquiry of ${s.account} with a UUID reference id: ${said(outcomeOf('bill-enquiry', r, ctx.config.tagPrefix))}`);
+      return;
+    }
+    case 'pays-paid-fee': {
+      const m = moiSubject(magicMoiId(MOI_PAID));
+      const fee = await client.enquireFee(m);
+      mustBeAnswered(fee.outcome, `MOI enquiry of ${m.id}`);
+      // pays what the enquiry showed (DueAmount 0, its references) though it says the fee is paid
+      const r = await client.send('moi-payment', client.moiPayment(m, fee).body);
+      refusedOrNote(`defect pays-paid-fee: payment of the paid fee ${m.id}`, outcomeOf('moi-payment', r, ctx.config.tagPrefix));
       return;
     }
     case 'reuses-sequence': {

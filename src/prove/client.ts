@@ -13,7 +13,7 @@ import { SAMPLE_CLIENT_DEFECTS, type SampleClientDefect } from '../../examples/c
 import type { ClientCertificationReport } from '../judge/model.js';
 import { ROOT } from '../paths.js';
 
-/** The rule (the part of the id after `client.<op>.`) each sample-client defect must FAIL. */
+/** The rule (the part of the id after `client.<op>.`) each sample-client defect must break: FAIL a MUST, WARN a SHOULD. */
 export const DEFECT_RULES: Record<SampleClientDefect, string> = {
   'ignores-retry-after': 'pacing.retry-after',
   'bursts-past-limit': 'pacing.limit',
@@ -24,6 +24,8 @@ export const DEFECT_RULES: Record<SampleClientDefect, string> = {
   'drops-required-field': 'req.schema',
   'foreign-transaction-type': 'req.transaction-type',
   'zoned-timestamp': 'headers.required',
+  'uuid-reference-id': 'headers.deployment-form',
+  'pays-paid-fee': 'safety.already-paid',
 };
 
 /** The window of the proof runs: short, yet long against a loaded machine's scheduling delays. */
@@ -85,7 +87,8 @@ export interface ClientVerdict {
 export function judgeRun(run: ClientRunResult): ClientVerdict {
   const cases = (run.report?.cases ?? []).filter((c) => c.side === 'client');
   const expected = run.defect ? DEFECT_RULES[run.defect] : null;
-  const detectedBy = cases.filter((c) => c.verdict === 'FAIL' && ruleOf(c.id) === expected).map((c) => c.id);
+  // a broken MUST is a FAIL, a broken SHOULD a WARN
+  const detectedBy = cases.filter((c) => c.verdict === (c.level === 'SHOULD' ? 'WARN' : 'FAIL') && ruleOf(c.id) === expected).map((c) => c.id);
   const others = cases.filter((c) => c.verdict !== 'PASS' && c.verdict !== 'NOT_APPLICABLE' && !(expected && ruleOf(c.id) === expected)).map((c) => `${c.verdict} ${c.id}`);
   if (!run.report) others.push(`no package (exit ${run.exitCode}): ${run.output.trim().split('\n').slice(-3).join(' | ')}`);
   const ok = run.defect ? detectedBy.length > 0 && others.length === 0 : run.exitCode === 0 && others.length === 0 && run.report?.outcome.certifies === true;
