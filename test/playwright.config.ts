@@ -40,12 +40,13 @@ export const E2E_LONG = [
   'net/full-run.test.ts', 'suite/certify-against-mock.test.ts', 'ci/mock-job.test.ts', 'mock/soak.test.ts',
   'mock/redis-certify.test.ts', 'gateways/limiters.test.ts', 'replay/rejudge.test.ts', 'judge/certify-client.test.ts',
   'suite/transient.test.ts', 'suite/honest-verdicts.test.ts', 'mock/companies-judge.test.ts', 'reporter/smoke-availability.test.ts',
+  'judge/postman.test.ts',
 ];
 export const E2E = [
   ...E2E_LONG,
   'attest/keys.test.ts', 'attest/package.test.ts',
   'client/curl.test.ts',
-  'judge/cli-args.test.ts', 'judge/postman.test.ts',
+  'judge/cli-args.test.ts',
   'mock/fuzz.test.ts',
   'mock/redis-limiters.test.ts', 'mock/redis-outage.test.ts', 'mock/redis-replicas.test.ts',
   'net/material.test.ts', 'net/tls.test.ts',

@@ -13,14 +13,14 @@ import { ROOT } from '../../src/paths.js';
 import type { ClientCertificationReport } from '../../src/judge/model.js';
 
 /** The window and the late answer's hold the docs give for the collection; newman's timeout is below the hold. */
-const ARGS = ['--port', '0', '--window', '3', '--late-answer-ms', '4000'];
+const ARGS = ['--port', '0', '--window', '3', '--late-answer-ms', '6000'];
 
 function certifyNewman(env: Record<string, string> = {}, variables: string[] = []): Promise<{ code: number | null; output: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'certify-newman-'));
   const args = [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'src/cli/certify-client.ts'), ...ARGS, '--client-env', join(dir, 'client.env'), '--', process.execPath, join(ROOT, 'examples/postman/run-newman.mjs'), ...variables];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, {
-      cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env'), SADAD_REPORTS_DIR: dir, NEWMAN_TIMEOUT_MS: '1500', ...env },
+      cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, SADAD_ENV_FILE: join(ROOT, 'test/suite/empty.env'), SADAD_REPORTS_DIR: dir, NEWMAN_TIMEOUT_MS: '3000', ...env },
     });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
