@@ -15,6 +15,7 @@ export const SAMPLE_CLIENT_DEFECTS = [
   'zoned-timestamp',
   'uuid-reference-id',
   'pays-paid-fee',
+  'other-zone-stamp',
 ] as const;
 
 export type SampleClientDefect = (typeof SAMPLE_CLIENT_DEFECTS)[number];
@@ -32,6 +33,7 @@ export const SAMPLE_CLIENT_DEFECT_NOTES: Record<SampleClientDefect, string> = {
   'zoned-timestamp': 'one extra bill enquiry carries a DateTimeStamp with a zone (...Z), which the document rules out (refused 401)',
   'uuid-reference-id': 'one extra bill enquiry carries a UUID as its reference id: the document allows it, a real deployment does not (a SHOULD: WARN)',
   'pays-paid-fee': 'pays an MOI fee its enquiry showed as paid, DueAmount 0 (refused MW-003; a SHOULD: WARN)',
+  'other-zone-stamp': 'one extra bill enquiry\'s DateTimeStamp is written 3 hours ahead, as a client in another zone would (a SHOULD: WARN, read as a time-zone mistake)',
 };
 
 export function isSampleClientDefect(value: string): value is SampleClientDefect {

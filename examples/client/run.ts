@@ -14,7 +14,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { isSampleClientDefect, SAMPLE_CLIENT_DEFECTS, type SampleClientDefect } from './defects.js';
 import {
-  amountOf, ConfigError, configFromEnv, outcomeOf, SadadClient,
+  amountOf, ConfigError, configFromEnv, localTimestamp, outcomeOf, SadadClient,
   type BillEnquiry, type BillSubject, type CallResult, type ClientConfig, type FeeEnquiry, type Json, type MoiSubject, type Outcome, type PaymentResult,
 } from './sadad-client.js';
 
@@ -352,6 +352,13 @@ async function defectExtras(ctx: Context): Promise<void> {
       // pays what the enquiry showed (DueAmount 0, its references) though it says the fee is paid
       const r = await client.send('moi-payment', client.moiPayment(m, fee).body);
       refusedOrNote(`defect pays-paid-fee: payment of the paid fee ${m.id}`, outcomeOf('moi-payment', r, ctx.config.tagPrefix));
+      return;
+    }
+    case 'other-zone-stamp': {
+      const s = billSubject(ordinaryAccount());
+      // the right clock written in another zone (three hours ahead of the sandbox's): a whole number of hours off
+      const r = await client.send('bill-enquiry', client.billEnquiryBody(s), { headerValues: { DateTimeStamp: localTimestamp(new Date(Date.now() + 3 * 3600_000)) } });
+      ctx.step(`defect other-zone-stamp: bill enquiry of ${s.account} stamped 3 h ahead: ${said(outcomeOf('bill-enquiry', r, ctx.config.tagPrefix))}`);
       return;
     }
     case 'reuses-sequence': {

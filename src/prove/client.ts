@@ -26,6 +26,7 @@ export const DEFECT_RULES: Record<SampleClientDefect, string> = {
   'zoned-timestamp': 'headers.required',
   'uuid-reference-id': 'headers.deployment-form',
   'pays-paid-fee': 'safety.already-paid',
+  'other-zone-stamp': 'headers.timestamp-current',
 };
 
 /** The window of the proof runs: short, yet long against a loaded machine's scheduling delays. */
