@@ -21,6 +21,13 @@ import {
 import { SCENARIOS, scenarioId } from './scenarios.js';
 import type { TrafficRecord } from './traffic.js';
 
+/** What the client saw of a call's answer: its status, or no answer, whatever the judge had produced. */
+function statusSeen(r: TrafficRecord): string {
+  if (r.clientSaw === 'reset') return 'no answer (reset)';
+  if (r.status === null) return 'no answer';
+  return r.delivered ? String(r.status) : 'no answer (the client gave up)';
+}
+
 const countBy = (keys: string[]): Record<string, number> => {
   const out: Record<string, number> = {};
   for (const k of keys) out[k] = (out[k] ?? 0) + 1;
@@ -33,8 +40,7 @@ export function summarizeTraffic(records: TrafficRecord[]): TrafficSummary {
     const key = r.op ?? 'other';
     const o = (byOperation[key] ??= { calls: 0, statuses: {} });
     o.calls++;
-    // what the client saw: a dropped answer is no answer to it, whatever the judge had produced
-    const status = r.status === null || r.clientSaw === 'reset' ? (r.clientSaw === 'reset' ? 'no answer (reset)' : 'no answer') : r.delivered ? String(r.status) : 'no answer (the client gave up)';
+    const status = statusSeen(r);
     o.statuses[status] = (o.statuses[status] ?? 0) + 1;
   }
   return {

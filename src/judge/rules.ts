@@ -99,6 +99,8 @@ const transactionTypeRule: ClientRule = {
 };
 
 const strictProfile = (ctx: JudgeContext) => ctx.clientProfile === 'strict-deployment';
+/** A header of the call as sent, trimmed; '' when absent. */
+const headerOf = (rec: TrafficRecord) => (name: string) => (rec.headers[name.toLowerCase()] ?? '').trim();
 
 /**
  * The §5 headers, as the document states them: present, the time stamp ISO 8601 without a zone
@@ -115,8 +117,7 @@ const headersRule: ClientRule = {
     const violations: Violation[] = [];
     const required = [...requiredHeaderNames(ctx.headerPrefix), ...(ctx.requireClientHeaders ? optionalClientHeaderNames(op) : [])];
     for (const c of calls) {
-      const h = c.rec.headers;
-      const get = (n: string) => (h[n.toLowerCase()] ?? '').trim();
+      const get = headerOf(c.rec);
       const problems = required.filter((n) => get(n) === '').map((n) => `${n} missing`);
       const stamp = get('DateTimeStamp');
       const form = stamp === '' ? 'absent' : timestampForm(stamp);
@@ -152,7 +153,7 @@ const deploymentFormRule: ClientRule = {
     if (strictProfile(ctx)) return { violations: [], judged: calls.length, notApplicable: 'SADAD_CLIENT_PROFILE=strict-deployment holds these forms as MUST, under headers.required' };
     const violations: Violation[] = [];
     for (const c of calls) {
-      const problems = deploymentProblems(ctx, (n) => (c.rec.headers[n.toLowerCase()] ?? '').trim());
+      const problems = deploymentProblems(ctx, headerOf(c.rec));
       if (problems.length) violations.push({ rec: c.rec, text: `call #${c.rec.seq}: ${problems.join('; ')}` });
     }
     return { violations, judged: calls.length };
