@@ -14,8 +14,9 @@ const FLOORS = [
   ['paths', 'base'],
   // the API document made data: operations, fields, schemas, headers, prefixes
   ['contract'],
-  // what is built from the contract alone: request values, the network's settings, signing
-  ['generators', 'net', 'attest'],
+  // what is built from the contract alone: request values, the network's settings, signing; the
+  // API document read into the contract's data, and two versions of it compared (spec)
+  ['generators', 'net', 'attest', 'spec'],
   // the run's vocabulary: verdicts, selection, profile, plan, baseline, payment guard, what fails a run
   ['vocabulary'],
   // the settings, read once (in the words of the vocabulary below them)
