@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_RATE_WINDOW_SECONDS, operation, operations, type Operation, type OperationId } from '../src/contract/catalogue.js';
 import { optionalClientHeaderNames, referenceIdHeader } from '../src/contract/headers.js';
+import { fieldName, messageTable, type FieldRow } from '../src/contract/field-tables.js';
+import { documentedOnly, responseRows } from '../src/contract/documented.js';
 import type { Fields, RequestBody } from '../src/contract/message.js';
 import { SPEC_PREFIX } from '../src/contract/prefix.js';
 import { schemaFileName } from '../src/contract/schema-files.js';
@@ -40,9 +42,19 @@ const SUMMARIES: Record<OperationId, string> = {
   'moi-payment': 'Pay Ministry of Interior fees',
 };
 
+/** The bill enquiry table's limit on AccountNumber (§2.1, §8), as the description states it. */
+function accountNumberLimit(): number {
+  const row = messageTable('bill-enquiry', 'request').fields.find((f) => fieldName(f.path) === 'AccountNumber');
+  if (row?.maxLength === undefined) throw new Error('data/field-tables.json: bill-enquiry.request states no AccountNumber maxLength, which the description names');
+  return row.maxLength;
+}
+
+/** `10 calls per minute` (the document's words for a 60 s window), else `N calls per W s`. */
+const perWindow = (limit: number) => `${limit} calls per ${DEFAULT_RATE_WINDOW_SECONDS === 60 ? 'minute' : `${DEFAULT_RATE_WINDOW_SECONDS} s`}`;
+
 const PURPOSES: Record<OperationId, string> = {
   'bill-enquiry': 'Returns the current state of each bill asked for (amount due, balance, billing-cycle dates, bill status), '
-    + 'identified by biller, bill category, subscriber and account number (`AccountNumber`: letters and digits, at most 24).',
+    + `identified by biller, bill category, subscriber and account number (\`AccountNumber\`: letters and digits, at most ${accountNumberLimit()}).`,
   'bill-payment': 'Pays each bill listed. `PayExactDue` `true` settles exactly the amount due; `false` pays the given `Amount` instead. '
     + 'Each `SequenceNumber` must be new: a reused one counts as a duplicate transaction (the spec does not say how it is refused; '
     + 'the suite\'s mock answers 409).',
@@ -144,6 +156,11 @@ export function exampleResponse(opId: OperationId): Json {
       };
       break;
   }
+  // the fields the response table documents: a row the document dropped leaves the example, one it added joins it (empty)
+  const fill = (row: FieldRow) => (row.type === 'Object' || row.array ? undefined : row.format === 'YYYYMMDD' ? EXAMPLE_DATE
+    : row.format === 'YYYY-MM-DDTHH:MM:SS' ? EXAMPLE_TIME : row.type === 'Numerical' ? 0 : row.type === 'Boolean' ? true : '');
+  const entries = (answer.TransactionData as Fields[]).map((e) => documentedOnly(e, responseRows(opId, 'entry'), fill));
+  answer = documentedOnly({ ...answer, TransactionData: entries }, responseRows(opId, 'item'), fill);
   return { [op.responseRoot]: { MessageType: op.transactionType, TimeStamp: EXAMPLE_TIME, [op.listTag]: [answer] } };
 }
 
@@ -256,7 +273,7 @@ function components(): Json {
         mediaType: { summary: 'Not JSON', value: exampleError(415, 'MW-415', 'Unsupported media type: send Content-Type application/json') },
       }),
       TooManyRequests: errorResponse('The operation\'s rate limit is spent for the current window (see `x-rate-limit`).', {
-        rateLimit: { summary: 'Rate limit exceeded', value: exampleError(429, 'MW-429', `Rate limit exceeded: 10 calls per ${DEFAULT_RATE_WINDOW_SECONDS} s for Bill Enquiry`) },
+        rateLimit: { summary: 'Rate limit exceeded', value: exampleError(429, 'MW-429', `Rate limit exceeded: ${operation('bill-enquiry').defaultRateLimit} calls per ${DEFAULT_RATE_WINDOW_SECONDS} s for ${operation('bill-enquiry').title}`) },
       }, {
         'Retry-After': { $ref: '#/components/headers/RetryAfter' },
         'X-RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
@@ -357,8 +374,8 @@ export function buildOpenApi(): Json {
     }],
     security: [{ bearerAuth: [] }],
     tags: [
-      { name: 'Bills', description: `Bill enquiry and payment (sandbox: ${operations.find((o) => o.rateGroup === 'bill')!.defaultRateLimit} calls per minute per operation).` },
-      { name: 'MOI fees', description: `Ministry of Interior fee enquiry and payment (sandbox: ${operations.find((o) => o.rateGroup === 'moi')!.defaultRateLimit} calls per minute per operation).` },
+      { name: 'Bills', description: `Bill enquiry and payment (sandbox: ${perWindow(operations.find((o) => o.rateGroup === 'bill')!.defaultRateLimit)} per operation).` },
+      { name: 'MOI fees', description: `Ministry of Interior fee enquiry and payment (sandbox: ${perWindow(operations.find((o) => o.rateGroup === 'moi')!.defaultRateLimit)} per operation).` },
     ],
     paths: Object.fromEntries(operations.map((op) => [op.path, pathItem(op)])),
     components: components(),

@@ -40,7 +40,7 @@ export const E2E_LONG = [
   'net/full-run.test.ts', 'suite/certify-against-mock.test.ts', 'ci/mock-job.test.ts', 'mock/soak.test.ts',
   'mock/redis-certify.test.ts', 'gateways/limiters.test.ts', 'replay/rejudge.test.ts', 'judge/certify-client.test.ts',
   'suite/transient.test.ts', 'suite/honest-verdicts.test.ts', 'mock/companies-judge.test.ts', 'reporter/smoke-availability.test.ts',
-  'judge/postman.test.ts',
+  'judge/postman.test.ts', 'spec/downstream.test.ts',
 ];
 export const E2E = [
   ...E2E_LONG,

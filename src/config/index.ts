@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, SPEC_PREFIX } from '../contract/prefix.js';
-import { DEFAULT_RATE_WINDOW_SECONDS } from '../contract/catalogue.js';
+import { DEFAULT_RATE_WINDOW_SECONDS, operations, type RateGroup } from '../contract/catalogue.js';
 import { randomInt } from 'node:crypto';
 import { nonNegativeInteger, oneOf, positiveInteger, positiveNumber, type Variables } from './env-values.js';
 import { networkFromEnv, type NetworkConfig } from '../net/index.js';
@@ -19,7 +19,7 @@ export type { Variables } from './env-values.js';
 /** Credentials the embedded mock accepts unless told otherwise; also shipped in .env.example. */
 export const MOCK_DEFAULTS = { accessToken: 'mock-access-token-0123456789', companyId: 'MYCOMPANY', clientId: 'mock-client', clientSecret: 'mock-client-secret' } as const;
 /**
- * Window of the embedded mock when the user sets none. The rules need the real limits (10 and 3) in
+ * Window of the embedded mock when the user sets none. The rules need the real limits (the document's) in
  * some window, not a 60 s one; a short window makes a full run take seconds. Chosen by measurement
  * (`npm run bench:pacing -- --window ... --load 0,2`): see docs/running.md, "The embedded mock's window".
  */
@@ -72,6 +72,8 @@ export interface SuiteConfig {
 }
 
 type Env = Variables;
+/** The sandbox limit the API document states for the group (the catalogue's, from data/spec.json): the default when no variable sets one. */
+const documentedLimit = (group: RateGroup) => operations.find((o) => o.rateGroup === group)!.defaultRateLimit;
 const str = (env: Env, name: string) => { const v = env[name]; return v === undefined || v.trim() === '' ? undefined : v.trim(); };
 
 function url(env: Env, name: string): string | undefined {
@@ -123,7 +125,7 @@ export function configFromVariables(env: Env): SuiteConfig {
     bankCode: str(env, 'SADAD_BANK_CODE'),
     companyCode: str(env, 'SADAD_COMPANY_CODE'),
     rateWindowSeconds: positiveNumber(env, 'SADAD_RATE_WINDOW_SECONDS', embedded ? EMBEDDED_MOCK_WINDOW_SECONDS : DEFAULT_RATE_WINDOW_SECONDS),
-    rateLimits: { bill: positiveInteger(env, 'SADAD_RATE_LIMIT_BILL', 10), moi: positiveInteger(env, 'SADAD_RATE_LIMIT_MOI', 3) },
+    rateLimits: { bill: positiveInteger(env, 'SADAD_RATE_LIMIT_BILL', documentedLimit('bill')), moi: positiveInteger(env, 'SADAD_RATE_LIMIT_MOI', documentedLimit('moi')) },
     rateShape: oneOf(env, 'SADAD_RATE_SHAPE', ['burst', 'spaced'] as const, 'burst'),
     seed,
     seedFromEnv: fromEnv,

@@ -1,9 +1,11 @@
 /**
  * The operation catalogue (design.md §2): the single list that schemas, generators, specs and the
- * mock are driven from. Tags are written as the spec writes them (prefix `Svc`); use `tagsOf` for a
- * deployment's prefix.
+ * mock are driven from, read from the API document's import (data/spec.json, design.md §13). Tags
+ * are written as the spec writes them (prefix `Svc`); use `tagsOf` for a deployment's prefix.
  */
 import { withTagPrefix } from './prefix.js';
+import { SPEC_FILE, specFacts } from './spec-facts.js';
+import type { SpecOperation } from './spec-model.js';
 
 export type OperationId = 'bill-enquiry' | 'bill-payment' | 'moi-enquiry' | 'moi-payment';
 export type RateGroup = 'bill' | 'moi';
@@ -30,34 +32,49 @@ export interface Operation {
   sections: { request: string; response: string; endpoint: string };
 }
 
-export const DEFAULT_RATE_WINDOW_SECONDS = 60;
+/**
+ * What the code knows how to handle, per fact of an operation: a document that brings another value
+ * needs code first (generators, mock data, the rate groups' settings), so loading refuses it with a
+ * clear message rather than letting a run meet it halfway.
+ */
+const KNOWN = {
+  id: ['bill-enquiry', 'bill-payment', 'moi-enquiry', 'moi-payment'],
+  method: ['POST'],
+  transactionType: ['SADADENQ', 'SADADTRN', 'SADADMOI'],
+  kind: ['enquiry', 'payment'],
+  rateGroup: ['bill', 'moi'],
+  responseSequenceField: ['SequenceNumber', 'SequenceNum', null],
+} satisfies { [K in keyof Operation]?: readonly Operation[K][] };
 
-export const operations: readonly Operation[] = [
-  {
-    id: 'bill-enquiry', title: 'Bill Enquiry', method: 'POST', path: '/api/enquiry/sadad/bill', transactionType: 'SADADENQ',
-    kind: 'enquiry', rateGroup: 'bill', defaultRateLimit: 10,
-    requestRoot: 'SvcSadadBillEnquiryRequest', responseRoot: 'SvcSadadBillEnquiryResponse', listTag: 'SvcSadadBillEnquiry',
-    responseSequenceField: 'SequenceNumber', clientHeaders: true, sections: { request: '2.1', response: '2.2', endpoint: '4' },
-  },
-  {
-    id: 'bill-payment', title: 'Bill Payment', method: 'POST', path: '/api/payment/sadad/bill', transactionType: 'SADADTRN',
-    kind: 'payment', rateGroup: 'bill', defaultRateLimit: 10,
-    requestRoot: 'SvcSadadBillPaymentRequest', responseRoot: 'SvcSadadBillPaymentResponse', listTag: 'SvcSadadBillPayment',
-    responseSequenceField: 'SequenceNum', clientHeaders: true, sections: { request: '2.3', response: '2.4', endpoint: '4' },
-  },
-  {
-    id: 'moi-enquiry', title: 'MOI Fee Enquiry', method: 'POST', path: '/api/enquiry/sadad/moi', transactionType: 'SADADMOI',
-    kind: 'enquiry', rateGroup: 'moi', defaultRateLimit: 3,
-    requestRoot: 'SvcSadadMOIEnquiryRequest', responseRoot: 'SvcSadadMOIEnquiryResponse', listTag: 'SvcSadadMOIEnquiry',
-    responseSequenceField: null, clientHeaders: false, sections: { request: '2.5', response: '2.6', endpoint: '4' },
-  },
-  {
-    id: 'moi-payment', title: 'MOI Fee Payment', method: 'POST', path: '/api/payment/sadad/moi', transactionType: 'SADADMOI',
-    kind: 'payment', rateGroup: 'moi', defaultRateLimit: 3,
-    requestRoot: 'SvcSadadMOIPaymentRequest', responseRoot: 'SvcSadadMOIPaymentResponse', listTag: 'SvcSadadMOIPayment',
-    responseSequenceField: 'SequenceNum', clientHeaders: false, sections: { request: '2.7', response: '2.8', endpoint: '4' },
-  },
-];
+/** An operation of data/spec.json as the code's Operation; throws on a value the code does not know. */
+export function operationFromSpec(o: SpecOperation): Operation {
+  for (const [key, values] of Object.entries(KNOWN) as [keyof typeof KNOWN, readonly unknown[]][]) {
+    if (!values.includes(o[key])) {
+      throw new Error(`${SPEC_FILE}: operation ${o.id} has ${key} ${JSON.stringify(o[key])}, which the code does not know (it knows ${values.map((v) => JSON.stringify(v)).join(', ')}): `
+        + `a new ${key === 'id' ? 'operation' : `${key} value`} needs code: generators and mock data (src/contract/catalogue.ts, KNOWN)`);
+    }
+  }
+  return {
+    id: o.id as OperationId, title: o.title, method: o.method as 'POST', path: o.path, transactionType: o.transactionType as Operation['transactionType'],
+    kind: o.kind, rateGroup: o.rateGroup as RateGroup, defaultRateLimit: o.rateLimit,
+    requestRoot: o.requestRoot, responseRoot: o.responseRoot, listTag: o.listTag,
+    responseSequenceField: o.responseSequenceField as Operation['responseSequenceField'], clientHeaders: o.clientHeaders,
+    sections: { request: o.sections.request, response: o.sections.response, endpoint: o.sections.endpoint },
+  };
+}
+
+/** The operations of the document's endpoints table (data/spec.json), in its order. */
+export const operations: readonly Operation[] = specFacts.operations.map(operationFromSpec);
+
+const missing = KNOWN.id.filter((id) => !operations.some((o) => o.id === id));
+if (missing.length) throw new Error(`${SPEC_FILE}: the document has no operation ${missing.join(', ')}, which the code is written for: removing an operation needs code (OperationId, generators, mock data)`);
+
+/** One rate window for all operations: the document's (§4), which the pacer and the mock share. */
+export const DEFAULT_RATE_WINDOW_SECONDS: number = (() => {
+  const windows = [...new Set(specFacts.operations.map((o) => o.windowSeconds))];
+  if (windows.length !== 1) throw new Error(`${SPEC_FILE}: the operations' rate windows differ (${windows.join(', ')} s): the code has one window for all`);
+  return windows[0]!;
+})();
 
 export function operation(id: string): Operation {
   const op = operations.find((o) => o.id === id);

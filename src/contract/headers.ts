@@ -1,12 +1,18 @@
 /** Request headers every operation requires (spec §5), spelled for a deployment's header prefix. */
 import type { Operation } from './catalogue.js';
 import { SPEC_PREFIX } from './prefix.js';
+import { specFacts } from './spec-facts.js';
 import { shortUniqueId } from '../base/unique.js';
 
 export const referenceIdHeader = (headerPrefix: string) => `${headerPrefix}ReferenceID`;
 
+/**
+ * The header table's names (data/spec.json), in its order; the one the document writes with its own
+ * prefix (`SvcReferenceID`) spelled with the deployment's header prefix.
+ */
 export function requiredHeaderNames(headerPrefix: string): string[] {
-  return ['CompanyId', referenceIdHeader(headerPrefix), 'DateTimeStamp', 'Device', 'Authorization', 'Content-Type'];
+  const prefix = specFacts.prefix;
+  return specFacts.headers.map((h) => (h.name.startsWith(prefix) ? headerPrefix + h.name.slice(prefix.length) : h.name));
 }
 
 /** Headers the bill operations' samples carry whose necessity the spec leaves open (§5 rule 2). */

@@ -58,6 +58,13 @@ export interface EvidenceRecord {
   exchanges?: ExchangeRecord[];
   /** What a re-judge needs besides the exchanges (src/replay; absent in evidence of suites before re-judging). */
   replay?: { worker: string; seq: number; config: Record<string, unknown>; inputs: { kind: string; key: string; value: unknown }[] };
+  /**
+   * What of the API document the case tests (`tests`) and what it was built from, each reference with
+   * a digest of what the document said there when it ran (`refs`; src/contract/spec-refs.ts): a
+   * re-judge under another version of the document keeps the verdict only where every digest holds.
+   * Absent in evidence of suites before the document was imported.
+   */
+  spec?: { tests: string[]; refs: Record<string, string> };
   /** Set by a re-judge (npm run certify -- --rejudge): the verdict the run recorded, when the re-judge gave another. */
   rejudged?: { recorded: Verdict; divergence?: string };
 }

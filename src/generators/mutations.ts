@@ -1,6 +1,6 @@
 /**
  * Single-defect variants of a valid request, one per required field and kind of defect, plus the
- * table limits (e.g. AccountNumber 24/25/non-alphanumeric) and TransactionType pairing. Ids are
+ * table limits (e.g. AccountNumber at its maxLength, one over, non-alphanumeric) and TransactionType pairing. Ids are
  * stable across runs and prefixes: they use the field names as the spec writes them.
  */
 import { fieldName, messageTable, type FieldRow } from '../contract/field-tables.js';
@@ -18,7 +18,7 @@ export interface Mutation {
   /** JSON pointer of the mutated field in `body` (deployment prefix, first item / first entry). */
   pointer: string;
   kind: MutationKind;
-  /** Whether the mutated request is still valid (e.g. an AccountNumber of exactly 24 characters). */
+  /** Whether the mutated request is still valid (e.g. an AccountNumber of exactly its table's maxLength). */
   valid: boolean;
   description: string;
   body: unknown;

@@ -1,15 +1,17 @@
 /**
  * Seeded builders of valid requests for every operation. Same seed, same data, except the
  * identifiers that must be unique (SequenceNumber, TransactionReferenceNumber: see unique.ts).
- * Fields are laid out in field-table order, so a field added to data/field-tables.json without a
- * value here fails the generator tests instead of producing a silently invalid request.
+ * Fields are laid out in field-table order. A required field the tables list and this file has no
+ * realistic value for (one a newer API document added) gets a value its table row allows
+ * (`documentedValue`), so that requests follow an imported document without a code change; values
+ * are drawn only for such fields, so today's data stays the same for a seed.
  */
 import type { Faker } from '@faker-js/faker';
 // The package's index loads every locale (about 200 ms a process, and every suite run starts three);
 // its English entry loads one. Its instance's class and definitions make the seeded ones.
 import { faker as english } from '@faker-js/faker/locale/en';
 import { envelope, type Fields, type RequestBody } from '../contract/message.js';
-import { fieldName, messageTable } from '../contract/field-tables.js';
+import { fieldName, messageTable, type FieldRow } from '../contract/field-tables.js';
 import type { OperationId } from '../contract/catalogue.js';
 import { SPEC_PREFIX } from '../contract/prefix.js';
 import { uniqueId } from '../base/unique.js';
@@ -78,7 +80,9 @@ export class RequestGenerator {
 
   billSubject(): BillSubject {
     const biller = this.faker.helpers.arrayElement(BILLERS);
-    const account = this.identityDigits(this.faker.number.int({ min: biller.accountLength[0], max: biller.accountLength[1] }), String(this.faker.number.int({ min: 1, max: 9 })));
+    // a biller's realistic length, within the bill enquiry table's limit on AccountNumber
+    const length = Math.min(this.faker.number.int({ min: biller.accountLength[0], max: biller.accountLength[1] }), ACCOUNT_NUMBER_LIMIT);
+    const account = this.identityDigits(length, String(this.faker.number.int({ min: 1, max: 9 })));
     return {
       BillerId: biller.id, BillCategory: this.faker.helpers.arrayElement(biller.categories),
       SubscriberNumber: this.digits(10, '05'), AccountNumber: account, BillAccountID: account,
@@ -149,6 +153,30 @@ export class RequestGenerator {
     }
   }
 
+  /**
+   * A value the row allows, for a required field `values` does not know: its constant, else a short
+   * alphanumeric String (within its maxLength), a small Numerical, `true`. Null for a row whose
+   * content cannot be made up (an Object or a list: its own rows say what goes inside).
+   */
+  private documentedValue(row: FieldRow): unknown {
+    if (row.const !== undefined) return row.const;
+    if (row.type === 'Numerical') return this.faker.number.int({ min: 1, max: 99 });
+    if (row.type === 'Boolean') return true;
+    if (row.type === 'Object' || row.array) return null;
+    return this.faker.string.alphanumeric({ length: Math.max(1, Math.min(row.maxLength ?? 12, 12)), casing: 'upper' });
+  }
+
+  /** The fields with a value added for every required row of their level that has none. */
+  private withDocumented(opId: OperationId, level: 'item' | 'entry', fields: Fields): Fields {
+    for (const row of levelRows(opId, level)) {
+      const name = fieldName(row.path);
+      if (!row.required || name in fields || row.aliases?.some((a) => a in fields)) continue;
+      const value = this.documentedValue(row);
+      if (value !== null) fields[name] = value;
+    }
+    return fields;
+  }
+
   /** A valid request body for the operation, with overrides applied. */
   build(opId: OperationId, options: BuildOptions = {}): RequestBody {
     const count = typeof options.entries === 'number' ? options.entries : options.entries?.length ?? 1;
@@ -156,17 +184,32 @@ export class RequestGenerator {
     const first = this.values(opId);
     const entries = Array.from({ length: count }, (_, i) => {
       const entry = i === 0 ? first.entry : { ...first.entry, ...this.values(opId).entry };
-      return ordered(opId, 'entry', { ...entry, ...options.entry, ...perEntry[i] });
+      return ordered(opId, 'entry', this.withDocumented(opId, 'entry', { ...entry, ...options.entry, ...perEntry[i] }));
     });
-    const item = ordered(opId, 'item', { ...first.item, ...options.item, TransactionData: entries });
+    const item = ordered(opId, 'item', this.withDocumented(opId, 'item', { ...first.item, ...options.item, TransactionData: entries }));
     return envelope(opId, [item], this.tagPrefix);
   }
 }
 
+/** The bill enquiry table's limit on AccountNumber (§2.1, §8): realistic accounts are cut to it. */
+const ACCOUNT_NUMBER_LIMIT = messageTable('bill-enquiry', 'request').fields.find((f) => fieldName(f.path) === 'AccountNumber')?.maxLength ?? Infinity;
+
+const rowsByLevel = new Map<string, FieldRow[]>();
+/** The request table's rows of one level: the item's fields, or a TransactionData entry's (read once). */
+function levelRows(opId: OperationId, level: 'item' | 'entry'): FieldRow[] {
+  const key = `${opId} ${level}`;
+  let rows = rowsByLevel.get(key);
+  if (!rows) {
+    const depth = level === 'item' ? 4 : 5;
+    rows = messageTable(opId, 'request').fields.filter((f) => f.path.split('.').length === depth);
+    rowsByLevel.set(key, rows);
+  }
+  return rows;
+}
+
 /** Lays fields out in the order the field table lists them; fields the table does not know go last. */
 function ordered(opId: OperationId, level: 'item' | 'entry', fields: Fields): Fields {
-  const depth = level === 'item' ? 4 : 5;
-  const names = messageTable(opId, 'request').fields.filter((f) => f.path.split('.').length === depth).map((f) => fieldName(f.path));
+  const names = levelRows(opId, level).map((f) => fieldName(f.path));
   const out: Fields = {};
   for (const n of names) if (n in fields) out[n] = fields[n];
   for (const [k, v] of Object.entries(fields)) if (!(k in out)) out[k] = v;

@@ -5,6 +5,7 @@
  * verdict model, one JUnit renderer and one set of counting helpers serve both packages; a case
  * says which side it judges: the client's traffic, or (proxy mode) the sandbox's answers.
  */
+import type { SpecCoverage } from '../reporter/spec-coverage.js';
 import type { ClientProfile } from '../vocabulary/profile.js';
 import type { CaseReport, MatrixCell, VerdictCounts } from '../reporter/model.js';
 import type { ExchangeRecord } from '../evidence/record.js';
@@ -120,6 +121,8 @@ export interface ClientCertificationReport {
   counts: { cases: number; byVerdict: VerdictCounts; bySide: Record<Side, VerdictCounts> };
   matrix: { operations: string[]; families: { id: string; title: string }[]; cells: MatrixCell[] };
   specSections: Record<string, string>;
+  /** The document's rows, endpoints, headers, rules and limits the client's traffic exercised (coverage.ts); absent in packages of earlier suites. */
+  specCoverage?: SpecCoverage;
   /** Client cases first, then (proxy mode) sandbox cases. */
   cases: ClientCase[];
 }

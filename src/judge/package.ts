@@ -4,6 +4,8 @@
  * the service package in the reports folder. The JUnit and counting machinery are the service
  * package's; only the outcome differs: the client's cases decide it, the sandbox's are reported.
  */
+import { clientSpecCoverage } from './coverage.js';
+import { currentSpec } from '../contract/spec-refs.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -109,6 +111,7 @@ export function buildClientReport(input: {
     },
     matrix,
     specSections: SPEC_SECTIONS,
+    specCoverage: clientSpecCoverage(cases, input.records, currentSpec()),
     cases: [...cases.filter((c) => c.side === 'client'), ...cases.filter((c) => c.side === 'sandbox')],
   };
 }

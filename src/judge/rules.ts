@@ -11,6 +11,7 @@ import { localTimeZone, stampInZone, timestampForm } from '../contract/formats.j
 import type { ClientProfile } from '../vocabulary/profile.js';
 import { optionalClientHeaderNames, referenceIdHeader, requiredHeaderNames } from '../contract/headers.js';
 import { validateRequest } from '../contract/validator.js';
+import { fieldName, messageTable } from '../contract/field-tables.js';
 import { DEPLOYMENT_REFERENCE_ID, verifiesMessage } from '../mock/auth.js';
 import type { Level } from '../vocabulary/verdicts.js';
 import { amountOf, type CallFacts } from './facts.js';
@@ -68,10 +69,15 @@ const money = (n: number) => n.toFixed(2);
 export const EXACT_ONLY = /exact (due )?amount (is )?required|exact amount only|only the exact/i;
 const EPSILON = 0.001;
 
+/** The limits the field tables state, in words for the schema rule's expectation: `AccountNumber at most 24 letters or digits`. */
+const LIMITS_TEXT = [...new Map(operations.flatMap((op) => messageTable(op.id, 'request').fields)
+  .filter((f) => f.maxLength !== undefined)
+  .map((f) => [fieldName(f.path), `${fieldName(f.path)} at most ${f.maxLength}${f.pattern === 'alphanumeric' ? ' letters or digits' : ' characters'}`])).values()].join(', ');
+
 /** Requests against the request schema; TransactionType has its own rule, so its findings are left to it. */
 const schemaRule: ClientRule = {
   name: 'req.schema', family: 'client-request', level: 'MUST', sections: (op) => [op.sections.request],
-  expectation: 'every request is JSON valid against the request schema: every field of the table present, with its type and format (AccountNumber at most 24 letters or digits)',
+  expectation: `every request is JSON valid against the request schema: every field of the table present, with its type and format${LIMITS_TEXT ? ` (${LIMITS_TEXT})` : ''}`,
   appliesTo: all,
   judge(ctx, op) {
     // a body the judge refused to read (the call failed on its headers) cannot be judged
@@ -88,7 +94,7 @@ const schemaRule: ClientRule = {
 
 const transactionTypeRule: ClientRule = {
   name: 'req.transaction-type', family: 'client-request', level: 'MUST', sections: (op) => [op.sections.request, '4'],
-  expectation: 'TransactionType is the endpoint\'s own (SADADENQ bill enquiry, SADADTRN bill payment, SADADMOI the MOI operations)',
+  expectation: `TransactionType is the endpoint's own (${operations.map((o) => `${o.transactionType} ${o.title}`).join(', ')})`,
   appliesTo: all,
   judge(ctx, op) {
     const calls = mine(ctx, op).filter((c) => c.json !== undefined);

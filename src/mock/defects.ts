@@ -9,8 +9,12 @@
  * touches; `mockEnv` is what a detection run needs besides `MOCK_DEFECTS` (e.g. the table style).
  * The names are a contract: detection runs are written against them.
  */
-import type { OperationId } from '../contract/catalogue.js';
+import { operation, type OperationId } from '../contract/catalogue.js';
+import { fieldName, messageTable } from '../contract/field-tables.js';
 import { ConfigError } from '../contract/prefix.js';
+
+/** The bill enquiry table's AccountNumber limit, which the account-number defects bend by one (their names keep the 24 and 25 of the document they were written for: users' scripts name them). */
+const ACCOUNT_LIMIT = messageTable('bill-enquiry', 'request').fields.find((f) => fieldName(f.path) === 'AccountNumber')?.maxLength ?? NaN;
 
 /** The suite's rule families (design.md §4), spelled as the suite spells them; declared here so the mock does not depend on the suite. */
 export const DEFECT_FAMILIES = [
@@ -38,8 +42,8 @@ const CATALOGUE = [
   { name: 'rate-limit-no-reset', family: 'rate-limit', ops: ['moi-enquiry'], description: 'once exceeded, the budget is not reset after the window: the company stays blocked for 10 windows' },
   { name: 'rate-limit-off', family: 'rate-limit', ops: ['moi-payment'], description: 'no rate limit at all' },
   // request validation (validation.ts)
-  { name: 'account-number-24-rejected', family: 'account-number', ops: ['bill-enquiry'], description: 'AccountNumber limit is 23: a 24-character AccountNumber is rejected as a validation error' },
-  { name: 'account-number-25-accepted', family: 'account-number', ops: ['bill-enquiry'], description: 'an AccountNumber of 25 characters is accepted' },
+  { name: 'account-number-24-rejected', family: 'account-number', ops: ['bill-enquiry'], description: `the AccountNumber limit is one short: an AccountNumber of exactly the tables' limit (${ACCOUNT_LIMIT} characters) is rejected as a validation error` },
+  { name: 'account-number-25-accepted', family: 'account-number', ops: ['bill-enquiry'], description: `an AccountNumber one character over the tables' limit (${ACCOUNT_LIMIT + 1} characters) is accepted` },
   { name: 'account-number-symbols-accepted', family: 'account-number', ops: ['bill-enquiry'], description: 'a non-alphanumeric AccountNumber (hyphens, spaces, ...) is accepted' },
   { name: 'required-field-unchecked', family: 'required-fields', ops: ['moi-enquiry'], description: 'BranchCode may be missing, null or empty' },
   { name: 'wrong-type-accepted', family: 'required-fields', ops: ['moi-payment'], description: 'VisaCount is accepted as a numeric string ("2" taken as 2)' },
@@ -61,7 +65,7 @@ const CATALOGUE = [
   { name: 'message-wrapper-everywhere', family: 'root-tag', ops: ['bill-enquiry', 'bill-payment', 'moi-enquiry', 'moi-payment'], description: 'every answer of every operation is wrapped as { "Message": { <root>: ... } }: one defect that breaks many rules, and must read as one cause' },
   { name: 'timestamp-with-zone', family: 'formats', ops: ['bill-payment'], description: 'TimeStamp carries a zone, like 2026-11-21T17:24:04+03:00' },
   { name: 'dates-with-dashes', family: 'formats', ops: ['bill-enquiry'], description: 'every YYYYMMDD date is rendered YYYY-MM-DD' },
-  { name: 'message-type-wrong', family: 'message-type', ops: ['moi-payment'], description: 'MessageType is answered as SADADTRN instead of SADADMOI' },
+  { name: 'message-type-wrong', family: 'message-type', ops: ['moi-payment'], description: `MessageType is answered as ${operation('bill-payment').transactionType} (bill payment's) instead of ${operation('moi-payment').transactionType}` },
   { name: 'reference-not-echoed', family: 'echo', ops: ['bill-enquiry'], description: 'the item carries a new TransactionReferenceNumber instead of the request\'s' },
   { name: 'sequence-not-echoed', family: 'echo', ops: ['moi-payment'], description: 'SequenceNum is a server-generated value instead of the request\'s SequenceNumber' },
   { name: 'enquiry-success-failing', family: 'response-schema', ops: ['bill-enquiry', 'moi-enquiry'], description: 'every successful enquiry entry is flagged with a failing StatusCode (the item Status still says success): nothing built on an enquiry can go on' },

@@ -5,11 +5,12 @@
  * still meets the response schema. Bodies are built in the tables' types and then, for the sample
  * style, retyped from the `sampleType` notes of data/field-tables.json rather than by hand.
  */
-import { tagsOf, type Operation, type OperationId } from '../contract/catalogue.js';
+import { operation, tagsOf, type Operation, type OperationId } from '../contract/catalogue.js';
 import { fieldName, messageTable, type FieldRow } from '../contract/field-tables.js';
 import { isSpecTimestamp } from '../contract/formats.js';
 import { specDate, specTimestamp } from '../contract/headers.js';
 import type { Fields } from '../contract/message.js';
+import { documentedOnly, responseRows } from '../contract/documented.js';
 import type { Defects } from './defects.js';
 import { isoWithOffset, statusDetailOf, type Rejection } from './errors.js';
 import { MOI_PAID_STATUS_DETAIL, SUCCESS_STATUS_DETAIL } from './magic.js';
@@ -93,7 +94,7 @@ function moiEnquiryEntry(req: Fields, outcome: EntryOutcome, ctx: RenderContext)
     GroupPayId: fee?.groupPayId ?? '',
     FeeReferenceId: fee?.feeReferenceId ?? '',
     SadadReferenceId: fee?.sadadReferenceId ?? '',
-    ...(ctx.defects.has('response-field-missing') ? {} : { BeneficiaryName: fee?.beneficiaryName ?? '' }),
+    BeneficiaryName: fee?.beneficiaryName ?? '',
     DueAmount: amount(fee?.dueCents ?? 0),
     PreviousAmount: amount(fee?.previousCents ?? 0),
     PmtIdType: 'SPTN',
@@ -136,9 +137,23 @@ const ENTRY_BUILDERS: Record<OperationId, (req: Fields, outcome: EntryOutcome, c
   'moi-payment': moiPaymentEntry,
 };
 
+/**
+ * A value for a response field the tables document and the builders above do not know yet (one a
+ * newer document added): empty in the row's type and format, like a failed entry's.
+ */
+function emptyOf(row: FieldRow): unknown {
+  if (row.type === 'Object' || row.array) return undefined;
+  if (row.format === 'YYYYMMDD') return specDate();
+  if (row.format === 'YYYY-MM-DDTHH:MM:SS') return specTimestamp();
+  return row.type === 'Numerical' ? 0 : row.type === 'Boolean' ? false : '';
+}
+
 function item(op: Operation, result: ItemResult, ctx: RenderContext): Fields {
   const req = result.request;
-  const entries = result.entries.map((e) => ENTRY_BUILDERS[op.id](e.request, e.outcome, ctx));
+  // the fields the response table documents, no more (a removed row is not sent) and no fewer
+  const entryRows = responseRows(op.id, 'entry');
+  const entries = result.entries.map((e) => documentedOnly(ENTRY_BUILDERS[op.id](e.request, e.outcome, ctx), entryRows, emptyOf));
+  if (ctx.defects.on('response-field-missing', op.id)) for (const e of entries) delete e.BeneficiaryName;
   if (entries.length >= 2 && ctx.defects.on('second-entry-sequence', op.id)) {
     // the second entry echoes the first entry's number (or, should they be equal, another one)
     const first = String(entries[0]!.SequenceNumber);
@@ -155,9 +170,10 @@ function item(op: Operation, result: ItemResult, ctx: RenderContext): Fields {
   };
   // an XML-to-JSON habit: a list of one is answered as the element itself
   const list: unknown = entries.length === 1 && ctx.defects.on('list-as-object', op.id) ? entries[0] : entries;
-  if (op.kind === 'enquiry') return { ...head, Status: result.entries.every((e) => e.outcome.ok), TransactionData: list };
+  const itemRows = responseRows(op.id, 'item');
+  if (op.kind === 'enquiry') return documentedOnly({ ...head, Status: result.entries.every((e) => e.outcome.ok), TransactionData: list }, itemRows, emptyOf);
   const accepted = result.entries.some((e) => e.outcome.ok);
-  return { ...head, AccountNumber: echo(req.AccountNumber), BankReferenceNumber: accepted ? ctx.bankReferenceNumber() : '', TransactionData: list };
+  return documentedOnly({ ...head, AccountNumber: echo(req.AccountNumber), BankReferenceNumber: accepted ? ctx.bankReferenceNumber() : '', TransactionData: list }, itemRows, emptyOf);
 }
 
 /** Field-table rows of the response keyed by their path below the list tag, e.g. `TransactionData[].PaidAmount`. */
@@ -208,7 +224,8 @@ export function renderResponse(op: Operation, items: ItemResult[], ctx: RenderCo
   const { responseRoot, listTag } = tagsOf(op, ctx.tagPrefix);
   let list: unknown = items.map((r) => item(op, r, ctx));
   if (ctx.style === 'sample') list = toSampleStyle(list, '', rowsOf(op));
-  const messageType = ctx.defects.on('message-type-wrong', op.id) ? 'SADADTRN' : op.transactionType;
+  // `message-type-wrong`: bill payment's MessageType (the defect's documented one) on another operation's answer
+  const messageType = ctx.defects.on('message-type-wrong', op.id) ? operation('bill-payment').transactionType : op.transactionType;
   // `timestamp-with-zone`: the local time with its offset, e.g. 2026-11-21T17:24:04+03:00
   const timeStamp = ctx.defects.on('timestamp-with-zone', op.id) ? isoWithOffset().replace(/\.\d{3}(?=[+-])/, '') : specTimestamp();
   const body = { [responseRoot]: { MessageType: messageType, TimeStamp: timeStamp, [listTag]: list } };

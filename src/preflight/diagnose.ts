@@ -258,7 +258,7 @@ export function diagnoseProbes(probes: Probe[], config: SuiteConfig): Finding[] 
 
   if (answered.length === probes.length && answered.every((p) => status(p) === 404 || status(p) === 405)) {
     add('blocking', `every operation path answered ${[...new Set(answered.map(status))].join(' or ')}: the base URL or its path prefix is wrong. Tried: ${list(answered)}`,
-      `SADAD_BASE_URL is ${config.baseUrl}: the suite adds /api/enquiry/sadad/bill etc. to it; when the sandbox serves the API under a prefix (for example https://host/gateway), include the prefix in SADAD_BASE_URL, without a trailing /api`);
+      `SADAD_BASE_URL is ${config.baseUrl}: the suite adds ${operation('bill-enquiry').path} etc. to it; when the sandbox serves the API under a prefix (for example https://host/gateway), include the prefix in SADAD_BASE_URL, without a trailing /${operation('bill-enquiry').path.split('/')[1]}`);
     return out;
   }
 

@@ -24,6 +24,7 @@ import type { EvidenceRecord } from '../evidence/record.js';
 import { readAllEvidence } from '../evidence/store.js';
 import { recordedOf, rehydrate, ReplayClient, replayFacts, replayPacer, type RecordedExchange } from './client.js';
 import { classify } from '../client/outcome.js';
+import { changedRefs, currentSpec, refDigest, refText } from '../contract/spec-refs.js';
 
 export interface RejudgedCase {
   id: string;
@@ -40,6 +41,10 @@ export interface RejudgedCase {
   transient: { op: string; kind: string; recovered: boolean }[];
   accepted: string[];
   requires?: { acceptance: string };
+  /** The references of the document the case was built from that read otherwise now (spec-refs.ts): the verdict needs a new run. */
+  specChanged?: string[];
+  /** The document no longer has what the case tests, and the suite no longer has the case: it leaves the package. */
+  removedBySpec?: boolean;
 }
 
 export interface Rejudgement {
@@ -193,6 +198,34 @@ async function replayWorker(worker: string, records: EvidenceRecord[]): Promise<
   return out;
 }
 
+/** At most this many references are named in a note; the rest are counted. */
+const NAMED_REFS = 3;
+
+/**
+ * A case recorded under another version of the API document: its verdict stands only where every
+ * reference it was built from reads the same now (the digests its evidence recorded, spec-refs.ts).
+ * Otherwise NOT_RUN, "needs a new run: the spec changed ...", which `--resume` runs. Replayed all the
+ * same first: the cases after it in its worker read the worker state it built. A case the suite no
+ * longer has, whose tested rows the document no longer has, leaves the package. Evidence of suites
+ * that recorded no references is judged by its replay alone.
+ */
+function applySpecChanges(results: RejudgedCase[], records: EvidenceRecord[]): void {
+  const spec = currentSpec();
+  const byId = new Map(records.map((r) => [r.id, r]));
+  for (const r of results) {
+    const recorded = byId.get(r.id)?.spec;
+    if (!recorded) continue;
+    const changed = changedRefs(recorded.refs, spec);
+    if (!changed.length) continue;
+    const gone = recorded.tests.length > 0 && recorded.tests.every((t) => refDigest(t, spec) === 'absent');
+    if (gone && r.divergence === needsNewRun('the current suite has no case of this id')) r.removedBySpec = true;
+    const named = changed.slice(0, NAMED_REFS).map(refText).join(', ');
+    const why = `the spec changed ${named}${changed.length > NAMED_REFS ? ` and ${changed.length - NAMED_REFS} more` : ''}`;
+    Object.assign(r, { rejudged: 'NOT_RUN' as const, divergence: why, notes: [{ verdict: 'NOT_RUN' as const, text: needsNewRun(why) }], specChanged: changed });
+    delete r.requires;
+  }
+}
+
 /**
  * The operations the run's preflight saw accepted, judged again from its recorded calls (the
  * package's connection section), not taken from what the package says of them.
@@ -235,6 +268,7 @@ export async function rejudgePackage(dir: string, preflightOps?: string[]): Prom
   // workers are independent (what they shared across workers is recorded as inputs): re-judged side by side
   const perWorker = await Promise.all([...workers].map(([worker, list]) => replayWorker(worker, list.sort((a, b) => a.replay!.seq - b.replay!.seq))));
   results.push(...perWorker.flat());
+  applySpecChanges(results, records);
 
   // no vacuous PASS, over the whole package as in the run (reporter/conditions.ts)
   const accepted = new Set([...results.flatMap((r) => r.accepted), ...preflightOps]);

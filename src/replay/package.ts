@@ -7,10 +7,15 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildPackage, OUTAGES_FILE, PACKAGE_FILE, packageOptionsOf, readPackage, signingOf, writePackage } from '../reporter/package.js';
-import type { ConfigError } from '../contract/prefix.js';
+import { ConfigError } from '../contract/prefix.js';
+import { limitsOf } from '../reporter/identity.js';
 import type { Settings } from '../config/settings.js';
 import { isFolder, PACING_FILE, PACKAGE_FILES } from '../reporter/files.js';
-import { JournalError, readManifest, writeManifest, RUN_FILE } from '../reporter/journal.js';
+import { JournalError, readManifest, writeManifest, RUN_FILE, type ManifestCase } from '../reporter/journal.js';
+import { plannedCaseDefinitions, registrationWith } from '../suite/cases.js';
+import { needsOf } from '../suite/case.js';
+import { specRefsOf } from '../suite/spec-refs.js';
+import { refText } from '../contract/spec-refs.js';
 import { writeEvidence } from '../evidence/store.js';
 import { EVIDENCE_DIR, type EvidenceRecord } from '../evidence/record.js';
 import { manifestCaseOf } from '../reporter/collect.js';
@@ -28,6 +33,32 @@ const VERDICT_ANNOTATIONS = new Set(['verdict', 'fail', 'error', 'inconclusive',
 const TOP_FILES = PACKAGE_FILES.filter((f) => !isFolder(f)).map((f) => f.file);
 
 export interface RejudgedPackage { report: CertificationReport; rejudgement: Rejudgement; out: string }
+
+/**
+ * The cases the suite now has that the package lacks, because the API document it was recorded under
+ * had nothing for them to test (a field, a header, an operation added since): written into `dest` as
+ * NOT_RUN, "needs a new run", so that `--resume` runs them. Only for a package of a whole selection:
+ * a narrowed run chose its cases.
+ */
+function casesTheSpecAdds(previous: CertificationReport, dest: string): ManifestCase[] {
+  const sel = previous.fingerprint.selection;
+  if (sel.cases || sel.skipCases || sel.args) return [];
+  const have = new Set(previous.cases.map((c) => c.id));
+  const planned = plannedCaseDefinitions(registrationWith(previous.fingerprint.profile === 'smoke' ? 'smoke' : 'full'), (id) => !have.has(id));
+  return planned.map(({ def, file }) => {
+    const why = `needs a new run: the spec added ${specRefsOf(def).tests.map(refText).join(', ') || 'what it tests'}`;
+    writeEvidence(dest, {
+      id: def.id, writtenBy: 'reporter', title: `${def.id} §${def.sections.join(' §')}`, file, verdict: 'NOT_RUN', testStatus: testStatusOf('NOT_RUN'),
+      level: def.level, family: def.family, op: def.op, sections: def.sections, expectation: def.expectation, calls: def.calls ?? { [def.op]: 1 },
+      notes: [{ verdict: 'NOT_RUN', text: why }], annotations: [{ type: 'verdict', description: 'NOT_RUN' }, { type: 'not_run', description: why }],
+    });
+    return {
+      id: def.id, title: `${def.id} §${def.sections.join(' §')}`, file, operation: def.op, family: def.family, level: def.level, sections: def.sections,
+      expectation: def.expectation, calls: def.calls ?? { [def.op]: 1 }, ...(def.shared?.length ? { shared: def.shared as ManifestCase['shared'] } : {}),
+      ...(needsOf(def).length ? { needs: needsOf(def) } : {}),
+    };
+  });
+}
 
 export async function writeRejudgedPackage(from: string, out: string, settings: Settings | ConfigError, now = new Date()): Promise<RejudgedPackage> {
   const src = resolve(from);
@@ -50,7 +81,7 @@ export async function writeRejudgedPackage(from: string, out: string, settings: 
 
   for (const ev of readAllEvidence(src)) {
     const r = byId.get(ev.id);
-    if (!r) continue;
+    if (!r || r.removedBySpec) continue;
     const changed = r.rejudged !== r.recorded;
     const record: EvidenceRecord = {
       ...ev,
@@ -69,15 +100,19 @@ export async function writeRejudgedPackage(from: string, out: string, settings: 
     writeEvidence(dest, record);
   }
 
+  const added = casesTheSpecAdds(previous, dest);
+  const limitsChanged = rejudgement.cases.some((c) => c.specChanged?.some((r) => r.startsWith('limit:')));
+  const removed = new Set(rejudgement.cases.filter((c) => c.removedBySpec).map((c) => c.id));
   const plannedById = new Map(manifest.cases.map((p) => [p.id, p]));
   const { name, version } = suiteVersion();
   writeManifest(dest, {
     ...manifest,
     // the verdicts are this suite's now: a --resume of the new package runs the cases that need a new run with it
-    identity: { ...manifest.identity, suiteCommit: gitState().commit, schemaHash: `sha256:${schemaHash().hash}` },
+    // and where the document's rate limits changed, so do the limits a --resume paces at (its rate-limit cases need a new run)
+    identity: { ...manifest.identity, suiteCommit: gitState().commit, schemaHash: `sha256:${schemaHash().hash}`, ...(limitsChanged && !(settings instanceof ConfigError) ? { limits: limitsOf(settings) } : {}) },
     resume: null,
     // every case of the package, as its own run planned it (what a case shares per worker, when this run's manifest knows it)
-    cases: previous.cases.map((c) => ({ ...manifestCaseOf(c), ...(plannedById.get(c.id) ?? {}) })),
+    cases: [...previous.cases.filter((c) => !removed.has(c.id)).map((c) => ({ ...manifestCaseOf(c), ...(plannedById.get(c.id) ?? {}) })), ...added],
     rejudged: {
       at: now.toISOString(), suite: { name, version, ...gitState() }, fromRuns: previous.runs.map((r) => r.runId),
       differing: rejudgement.differing.map((c) => c.id), runs: previous.runs,

@@ -12,6 +12,7 @@
  * With `playwright test --list` (the dry run, `npm run certify -- --list`) it writes nothing and
  * prints the plan: cases per operation and family, calls per operation, estimated wall time.
  */
+import { DEFAULT_RATE_WINDOW_SECONDS } from '../contract/catalogue.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
@@ -212,7 +213,7 @@ export default class CertificationReporter implements Reporter {
   private printPlan(): void {
     const { plan, error } = this.plan();
     if (error) console.log(`Configuration error: ${maskText(error)}\nA run would stop here; see .env.example. The planned cases follow.`);
-    const unknownLimits = { windowSeconds: 60, perOperation: {}, source: 'unknown limits (configuration error)' };
+    const unknownLimits = { windowSeconds: DEFAULT_RATE_WINDOW_SECONDS, perOperation: {}, source: 'unknown limits (configuration error)' };
     // on a configuration error, as the variables say
     let vars: Record<string, string | undefined> = {};
     try { vars = processVariables(); } catch { /* SADAD_ENV_FILE: reported above */ }

@@ -4,6 +4,7 @@
  * badges, an exchange with its headers and bodies, the operation x family matrix, the stylesheet
  * and the end of the script. Neither report's module imports the other's.
  */
+import type { CoverageItem, CoverageKind, SpecCoverage } from './spec-coverage.js';
 import { maskHeaders, maskText } from '../client/redact.js';
 import { VERDICT_ORDER, type Verdict } from '../vocabulary/verdicts.js';
 import { operationTitle, type CertificationReport } from './model.js';
@@ -271,3 +272,17 @@ export const SCRIPT_TAIL = `
   $$('details[data-problem]').slice(0,3).forEach(function(d){d.open=true});
   apply(); reveal();
 `.slice(1);
+
+/** Spec coverage (spec-coverage.ts): the counts per kind, the untested items in full, every item with its cases folded. */
+export function specCoverageSection(cov: SpecCoverage | null | undefined, testedBy = 'cases'): string {
+  if (!cov) return '';
+  const KIND_TITLES: Record<CoverageKind, string> = { endpoint: 'Endpoints', 'rate-limit': 'Rate limits', field: 'Field table rows', header: 'Headers', rule: 'Numbered rules', limit: 'Limits table rows' };
+  const kinds = (Object.keys(KIND_TITLES) as CoverageKind[]).filter((k) => cov.byKind[k]?.total);
+  const counts = kinds.map((k) => `<tr><td>${KIND_TITLES[k]}</td><td class="num">${cov.byKind[k].covered}</td><td class="num">${cov.byKind[k].total}</td></tr>`).join('');
+  const item = (i: CoverageItem) => `<tr${i.tested.length ? '' : ' class="untested"'}><td class="nowrap">§${text(i.section)}</td><td>${text(clip(i.what, 160))}</td><td>${i.tested.length ? i.tested.slice(0, 8).map((t) => `${caseLink(t.id)} ${badge(t.verdict)}`).join(' ') + (i.tested.length > 8 ? ` <span class="muted">and ${i.tested.length - 8} more</span>` : '') : '<strong>untested</strong>'}</td></tr>`;
+  const untested = cov.items.filter((i) => !i.tested.length);
+  return `<section id="spec-coverage"><h2>Spec coverage</h2><p>${text(cov.summary)}.</p>` +
+    `<table><thead><tr><th>Kind</th><th>Tested</th><th>Of</th></tr></thead><tbody>${counts}</tbody></table>` +
+    (untested.length ? `<h3>Untested (${untested.length})</h3><table><tbody>${untested.map(item).join('')}</tbody></table>` : '') +
+    `<details><summary>Every item of the document with the ${testedBy} that test it (${cov.total})</summary><table><thead><tr><th>Section</th><th>Item</th><th>Tested by</th></tr></thead><tbody>${cov.items.map(item).join('')}</tbody></table></details></section>`;
+}

@@ -9,7 +9,7 @@ import { VERDICT_ORDER, type Verdict } from '../vocabulary/verdicts.js';
 import { familyTitle, operationTitle, type CaseReport, type CertificationReport } from './model.js';
 import { formatDuration } from './plan.js';
 import { causesSection, changesSection } from './html-regression.js';
-import { CSS, SCRIPT_TAIL, VERDICT_INFO, badge, caseLink, clip, valueText, exchangeBlock, label, matrixSection, prettyBody, text, utc } from './html-kit.js';
+import { CSS, SCRIPT_TAIL, specCoverageSection, VERDICT_INFO, badge, caseLink, clip, valueText, exchangeBlock, label, matrixSection, prettyBody, text, utc } from './html-kit.js';
 
 /** The case table's order: what needs attention first, what did not apply last but one. */
 const DISPLAY_ORDER: Verdict[] = ['FAIL', 'ERROR', 'NOT_RUN', 'WARN', 'SKIPPED', 'OBSERVED', 'NOT_APPLICABLE', 'PASS'];
@@ -83,6 +83,8 @@ function fingerprintSection(r: CertificationReport): string {
     ['Commit', `<code>${text(commit)}</code>`],
     ['Schema hash', `<code class="hash">${text(f.schemaHash)}</code> <span class="muted">(${f.schemaFiles.length} files in schemas/)</span>`],
     ...(f.specHash ? [['Spec hash', `<code class="hash">${text(f.specHash)}</code> <span class="muted">(data/field-tables.json, the spec's field tables)</span>`] as [string, string]] : []),
+    ...(f.specDocument ? [['API document', `${text(f.specDocument.title)} <span class="muted">(${text(f.specDocument.source)}, version ${text(f.specDocument.version ?? 'not stated')}, <code class="hash">${text(f.specDocument.sha256)}</code>)</span>`] as [string, string]] : []),
+    ...(r.specCoverage ? [['Spec coverage', `${r.specCoverage.covered} of ${r.specCoverage.total} items of the document tested, <a href="#spec-coverage">${r.specCoverage.untested} untested</a>`] as [string, string]] : []),
     ['Target', `<code>${text(f.target.url ?? 'unknown')}</code>`],
     ['Target profile', text(f.target.profile ?? 'unknown')],
     ['Limits', f.limits ? text(`bill operations ${f.limits.bill}, MOI operations ${f.limits.moi} calls per ${f.limits.windowSeconds} s`) : 'unknown'],
@@ -314,6 +316,7 @@ ${connectionSection(r)}
 ${countsSection(r)}
 ${matrixSection(r)}
 ${observationsSection(r)}
+${specCoverageSection(r.specCoverage)}
 ${waiversSection(r)}
 ${casesSection(r)}
 </main>

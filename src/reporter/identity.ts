@@ -5,7 +5,7 @@
  */
 import { maskText } from '../client/redact.js';
 import { ConfigError } from '../contract/prefix.js';
-import { readSettingsOrError, type Variables } from '../config/settings.js';
+import { readSettingsOrError, type Settings, type Variables } from '../config/settings.js';
 import { gitState, schemaHash } from './fingerprint.js';
 import { narrowingArgs } from './narrowing.js';
 
@@ -40,6 +40,12 @@ export function configuredTarget(env: Variables): string {
   return settings.length ? `embedded mock (${settings.join(', ')})` : 'embedded mock';
 }
 
+/** The limits a run with these settings paces at, as its identity records them. */
+export function limitsOf(settings: Settings): NonNullable<RunIdentity['limits']> {
+  const l = settings.run.limits;
+  return { windowSeconds: l.windowSeconds, bill: l.perOperation['bill-enquiry']!, moi: l.perOperation['moi-enquiry']!, ...(settings.suite.rateShape === 'spaced' ? { shape: 'spaced' as const } : {}) };
+}
+
 /**
  * The identity of a run about to start with these variables and these `playwright test` arguments.
  * Must be called with the variables as configured, before the global setup (which points
@@ -51,8 +57,7 @@ export function runIdentity(env: Variables, argv: string[]): RunIdentity {
   let limits: RunIdentity['limits'] = null;
   let profile = String(env.SADAD_PROFILE);
   if (!(settings instanceof ConfigError)) {
-    const l = settings.run.limits;
-    limits = { windowSeconds: l.windowSeconds, bill: l.perOperation['bill-enquiry']!, moi: l.perOperation['moi-enquiry']!, ...(settings.suite.rateShape === 'spaced' ? { shape: 'spaced' as const } : {}) };
+    limits = limitsOf(settings);
     profile = settings.run.profile;
   }
   return {

@@ -6,6 +6,7 @@
  *                          for a case that ended without a verdict, by the reporter
  *   previous/              a resumed run's predecessor package, copied aside by `certify --resume`
  */
+import type { SpecDocument } from '../contract/spec-model.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -45,6 +46,8 @@ export interface RunManifest {
   schemaFiles: string[];
   /** `sha256:<hex>` of data/field-tables.json, the spec's field tables (fingerprint.ts); absent in manifests of earlier versions. */
   specHash?: string;
+  /** The API document the spec was imported from (data/spec.json); absent in manifests of earlier versions. */
+  specDocument?: SpecDocument;
   seed: string | null;
   /** The target as the run reached it (the embedded mock's address) and its profile. */
   target: { url: string | null; profile: string | null };

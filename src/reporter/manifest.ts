@@ -3,6 +3,7 @@
  * writes it when the cases start; a run the preflight stops before that (its global setup) writes
  * the same, so that its package is built the one way every package is.
  */
+import { currentSpec } from '../contract/spec-refs.js';
 import { relative, resolve } from 'node:path';
 import { maskText } from '../client/redact.js';
 import type { Settings } from '../config/settings.js';
@@ -31,6 +32,7 @@ export function newRunManifest(input: { runId: string; dir: string; identity: Ru
     suite: { name, version, ...gitState() },
     schemaFiles: schemaHash().files,
     specHash: specHash(),
+    specDocument: currentSpec().facts.document,
     seed: s?.variables.SADAD_SEED || null,
     target: { url: s?.variables.SADAD_BASE_URL ? maskText(s.variables.SADAD_BASE_URL) : null, profile: s?.variables.SADAD_TARGET_PROFILE ? maskText(s.variables.SADAD_TARGET_PROFILE) : null },
     baselineFile: s?.variables.SADAD_BASELINE || null,

@@ -3,7 +3,10 @@
  * (schemas/certification.schema.json) and what `certification.html` renders. Everything here is
  * pure: the reporter gathers the cases, this module counts, aggregates and decides.
  */
+import type { SpecDocument } from '../contract/spec-model.js';
+import type { SpecCoverage } from './spec-coverage.js';
 import { operations } from '../contract/catalogue.js';
+import { specFacts } from '../contract/spec-facts.js';
 import { RULE_FAMILIES, VERDICT_ORDER, type Level, type RuleFamily, type Verdict } from '../vocabulary/verdicts.js';
 import type { Waiver } from '../vocabulary/baseline.js';
 import type { RunIdentity } from './identity.js';
@@ -144,6 +147,8 @@ export interface Fingerprint {
   schemaFiles: string[];
   /** `sha256:<hex>` of data/field-tables.json, the spec's field tables the schemas and rules are made from (`sha256sum data/field-tables.json`); null when the run did not record it. */
   specHash?: string | null;
+  /** The API document the run's spec was imported from (data/spec.json): title, file name, its sha256 and the version it states; absent in packages of earlier suites. */
+  specDocument?: SpecDocument | null;
   seed: string | null;
   target: { url: string | null; profile: string | null };
   limits: { windowSeconds: number; bill: number; moi: number } | null;
@@ -206,32 +211,15 @@ export interface CertificationReport {
   observations: Observations;
   waivers: { file: string | null; used: WaiverReport[]; notNeeded: WaiverReport[] };
   specSections: Record<string, string>;
+  /** Every row, endpoint, header, rule and limit of the document, with the cases that test it (spec-coverage.ts); absent in packages of earlier suites. */
+  specCoverage?: SpecCoverage | null;
   /** Problems of the run itself (configuration, a spec file that did not load), masked. */
   runErrors: string[];
   cases: CaseReport[];
 }
 
-/** Section titles of the API document, for readers without it at hand. */
-export const SPEC_SECTIONS: Record<string, string> = {
-  '1': 'What the service does',
-  '2': 'Resources and their fields',
-  '2.1': 'Bill enquiry request',
-  '2.2': 'Bill enquiry response',
-  '2.3': 'Bill payment request',
-  '2.4': 'Bill payment response',
-  '2.5': 'MOI enquiry request',
-  '2.6': 'MOI enquiry response',
-  '2.7': 'MOI payment request',
-  '2.8': 'MOI payment response',
-  '2.9': 'Notes on the data',
-  '3': 'States and transitions',
-  '4': 'Endpoints',
-  '5': 'Authentication',
-  '6': 'Events',
-  '7': 'Errors',
-  '8': 'Limits',
-  '9': 'Versioning',
-};
+/** Section titles of the API document, for readers without it at hand: its headings, without the message names in code. */
+export const SPEC_SECTIONS: Record<string, string> = Object.fromEntries(specFacts.sections.map((s) => [s.id, s.title.replace(/\s*\(`[^`]*`\)\s*$/, '')]));
 
 export const zeroCounts = (): VerdictCounts => Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as VerdictCounts;
 

@@ -4,6 +4,8 @@
  * way when a run ends, and `npm run certify -- --report` the same way when the run never got to:
  * one path, so a rebuilt package says what the reporter would have said.
  */
+import { currentSpec } from '../contract/spec-refs.js';
+import { specCoverage } from './spec-coverage.js';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyObject } from 'node:crypto';
@@ -173,6 +175,8 @@ export function buildPackage(dir: string, manifest: RunManifest, now = new Date(
       notNeeded: waiverReports.filter((w) => w.status === 'not-needed').map((w) => ({ ...w, comment: maskText(w.comment) })),
     },
     specSections: Object.fromEntries(Object.entries(SPEC_SECTIONS).filter(([s]) => cases.some((c) => c.sections.includes(s)))),
+    // what the cases' evidence says each tests, over the document this suite is built from (a re-judge's: the newer one)
+    specCoverage: specCoverage(cases.map((c) => ({ id: c.id, verdict: c.verdict, tests: readEvidence(evidenceDirOf(c), c.id)?.spec?.tests })), currentSpec()),
     runErrors: errors,
     cases,
   };
@@ -276,6 +280,7 @@ function fingerprintOf(manifest: RunManifest, runs: RunSummary[], status: RunSum
     schemaHash: identity.schemaHash,
     schemaFiles: manifest.schemaFiles,
     specHash: manifest.specHash ?? null,
+    specDocument: manifest.specDocument ?? null,
     seed: manifest.seed,
     target: manifest.target,
     limits: identity.limits,

@@ -8,6 +8,8 @@ import { join, relative } from 'node:path';
 import { test as base, type TestInfo } from '@playwright/test';
 import { ROOT } from '../paths.js';
 import { writeEvidence } from '../evidence/store.js';
+import { currentSpec, refDigests } from '../contract/spec-refs.js';
+import { specRefsOf } from './spec-refs.js';
 import { testStatusOf, type TestStatus } from '../evidence/outcome.js';
 import { operation, tagsOf, type OperationId } from '../contract/catalogue.js';
 import type { Exchange } from '../client/exchange.js';
@@ -633,11 +635,18 @@ function recordEvidence(c: CaseContext, testInfo: TestInfo, verdict: Verdict, te
     accepted: [...c.acceptedOps], ...(c.requiresAcceptance ? { requires: { acceptance: c.requiresAcceptance } } : {}),
     // what a re-judge needs besides the exchanges (src/replay): the worker state's order, the configuration the verdict depends on, the inputs read
     replay: { worker: c.rt.worker, seq: c.seq, config: { ...judgingConfig(c.rt, c.rt.profile) }, inputs: c.inputs },
+    spec: specEvidence(c.def),
     annotations: testInfo.annotations.map((a) => ({ type: a.type, ...(a.description === undefined ? {} : { description: maskText(a.description) }) })),
     exchanges: c.exchanges.map((ex) => ({ label: ex.label, op: ex.op, request: ex.request, response: ex.response, error: ex.error, startedAt: ex.startedAt, durationMs: ex.durationMs, ...(ex.sentAfterMs === undefined ? {} : { sentAfterMs: ex.sentAfterMs }),
       // "Reproduce it": the command that sends this request again, for every case a reader will look into
       ...(verdict === 'PASS' ? {} : { curl: curlCommand(ex, c.config.network, curlOptionsOf(c.config, c.rt.client.signer, c.def.id)) }) })),
   });
+}
+
+/** What of the document the case tests, and a digest of each thing it was built from (spec-refs.ts): what a re-judge under a newer document compares. */
+function specEvidence(def: CaseDefinition): { tests: string[]; refs: Record<string, string> } {
+  const { tests, builtFrom } = specRefsOf(def);
+  return { tests, refs: refDigests(builtFrom, currentSpec()) };
 }
 
 function finish(c: CaseContext, testInfo: TestInfo): void {

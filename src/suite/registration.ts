@@ -14,6 +14,6 @@ export interface Registration { profile: Profile; limits: Pick<Limits, 'perOpera
 /** A run's registration, from its settings. */
 export const registrationOf = (settings: Settings): Registration => ({ profile: settings.run.profile, limits: settings.run.limits, shape: settings.suite.rateShape });
 
-/** The catalogue's own limits (10 and 3), for a registration that only reads the definitions' checks (a re-judge). */
-export const registrationWith = (profile: Profile): Registration => ({ profile, limits: { perOperation: Object.fromEntries(operations.map((op) => [op.id, op.rateGroup === 'bill' ? 10 : 3])) }, shape: 'burst' });
+/** The catalogue's own limits (the document's sandbox limits), for a registration that only reads the definitions' checks (a re-judge). */
+export const registrationWith = (profile: Profile): Registration => ({ profile, limits: { perOperation: Object.fromEntries(operations.map((op) => [op.id, op.defaultRateLimit])) }, shape: 'burst' });
 

@@ -2,7 +2,7 @@
  * The limits a run will pace at, known before anything is sent: the dry run's estimate and the
  * cases' planned calls both read them here.
  */
-import type { RateGroup } from '../contract/catalogue.js';
+import { operations, type RateGroup } from '../contract/catalogue.js';
 
 export interface Limits {
   windowSeconds: number;
@@ -18,7 +18,7 @@ export interface Limits {
  */
 export interface PlanContext { workers: number; signer: boolean; payments: boolean; preflight?: boolean }
 
-/** One group's limit, for the planned calls of a case. */
+/** One group's limit, for the planned calls of a case: its operations share it, so the first of them says it. */
 export function plannedLimit(limits: Pick<Limits, 'perOperation'>, group: RateGroup): number {
-  return limits.perOperation[group === 'bill' ? 'bill-enquiry' : 'moi-enquiry']!;
+  return limits.perOperation[operations.find((o) => o.rateGroup === group)!.id]!;
 }

@@ -26,7 +26,7 @@ export const RULE_FAMILIES = {
   formats: 'TimeStamp and date formats',
   'required-fields': 'Required request fields: omitted / wrong type / null / empty rejected',
   'transaction-type': 'Wrong or foreign TransactionType rejected',
-  'account-number': 'AccountNumber: 24 accepted, 25 and non-alphanumeric rejected',
+  'account-number': 'AccountNumber: at its limit accepted, over it and non-alphanumeric rejected',
   headers: 'Required headers missing or malformed, bad token: rejected',
   'rate-limit': 'Rate limit: limit accepted, next rejected, reset after the window',
   duplicates: 'Duplicate SequenceNumber on payments: rejected, never a second debit',

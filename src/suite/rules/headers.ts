@@ -4,7 +4,7 @@
  * is one the target would accept, so a rejection can only be the header's doing.
  */
 import { operation, type OperationId } from '../../contract/catalogue.js';
-import { referenceIdHeader } from '../../contract/headers.js';
+import { referenceIdHeader, requiredHeaderNames } from '../../contract/headers.js';
 import { SPEC_PREFIX } from '../../contract/prefix.js';
 import { defineCase, type CaseContext } from '../case.js';
 import { expectRejection } from '../expect-rejection.js';
@@ -17,10 +17,14 @@ interface HeaderDefect { header: (hp: string) => string; specName: string; kind:
 
 /** Malformed values chosen so that only a target that checks the header can tell. */
 const DEFECTS: HeaderDefect[] = [
-  ...['CompanyId', 'ReferenceID', 'DateTimeStamp', 'Device', 'Authorization', 'Content-Type'].map((name): HeaderDefect => ({
-    header: (hp) => (name === 'ReferenceID' ? referenceIdHeader(hp) : name), specName: name === 'ReferenceID' ? `${SPEC_PREFIX}ReferenceID` : name,
-    kind: 'missing', level: 'MUST', value: null, description: `no ${name === 'ReferenceID' ? '<prefix>ReferenceID' : name} header`,
-  })),
+  // one per header of the document's table (§5), the reference id spelled with the deployment's prefix
+  ...requiredHeaderNames(SPEC_PREFIX).map((name): HeaderDefect => {
+    const reference = name === referenceIdHeader(SPEC_PREFIX);
+    return {
+      header: (hp) => (reference ? referenceIdHeader(hp) : name), specName: name,
+      kind: 'missing', level: 'MUST', value: null, description: `no ${reference ? '<prefix>ReferenceID' : name} header`,
+    };
+  }),
   { header: () => 'CompanyId', specName: 'CompanyId', kind: 'unknown', level: 'MUST', value: 'NOSUCHCOMPANY0', description: 'a CompanyId the target does not know' },
   { header: (hp) => referenceIdHeader(hp), specName: `${SPEC_PREFIX}ReferenceID`, kind: 'empty', level: 'SHOULD', value: '', description: 'an empty reference id' },
   { header: () => 'DateTimeStamp', specName: 'DateTimeStamp', kind: 'malformed', level: 'SHOULD', value: '02/01/2025 10:20:39', description: 'a DateTimeStamp not in YYYY-MM-DDTHH:MM:SS' },
