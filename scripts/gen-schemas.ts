@@ -4,6 +4,8 @@
  * back independently, so a hand edit to either side, or a table change not regenerated, fails CI.
  */
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SCHEMAS_DIR } from '../src/paths.js';
 import { fieldTables, type FieldRow } from '../src/contract/field-tables.js';
 import { SCHEMA_BASE, schemaFileName, type Profile } from '../src/contract/schema-files.js';
 
@@ -83,7 +85,8 @@ for (const [key, table] of Object.entries(fieldTables.messages)) {
       title: `${table.message} (${profile === 'request' ? 'request' : `${profile} profile`}), api-spec §${table.section}`,
       ...body,
     };
-    writeFileSync(`schemas/${file}`, JSON.stringify(schema, null, 2) + '\n');
+    // the project's schemas/, wherever it is run from (the importer runs this script as a child process)
+    writeFileSync(join(SCHEMAS_DIR, file), JSON.stringify(schema, null, 2) + '\n');
   }
 }
 console.log('schemas written');

@@ -15,7 +15,7 @@ import { realpathSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DATA_DIR, ROOT } from '../paths.js';
-import { DEFAULT_OVERRIDES, importDocument, SpecImportError } from '../spec/import.js';
+import { DEFAULT_OVERRIDES, importDocument, SpecImportError, type ImportedSpec } from '../spec/import.js';
 import { loadOverrides } from '../spec/overrides.js';
 import { writeSpec } from '../spec/write.js';
 
@@ -98,14 +98,25 @@ async function runImport(args: string[], out: Out): Promise<number> {
 }
 
 async function runDiffCommand(args: string[], out: Out): Promise<number> {
-  let mod: { runDiff: (args: string[]) => Promise<number> };
+  let mod: typeof import('./spec-diff.js');
   try {
     mod = await import('./spec-diff.js');
   } catch (e) {
     out.error(`spec diff: not available (src/cli/spec-diff.ts could not be loaded: ${(e as Error).message})`);
     return 2;
   }
-  return mod.runDiff(args);
+  // the cases each change adds, removes or changes, by this project's suite (replay/spec-change.ts);
+  // loaded only here: the suite loads the catalogue, which needs this project's data/ to be readable
+  const cases = async (old: ImportedSpec, next: ImportedSpec) => {
+    try {
+      const { casesChange } = await import('../replay/spec-change.js');
+      return casesChange(old, next);
+    } catch (e) {
+      out.error(`spec diff: the cases are left out: this project's suite did not load (${(e as Error).message.split('\n')[0]})`);
+      return null;
+    }
+  };
+  return mod.runDiff(args, { cases });
 }
 
 const COMMANDS: Record<string, Command> = {

@@ -39,7 +39,7 @@ export function responseRows(opId: OperationId, level: keyof typeof DEPTH): Leve
  */
 export function documentedOnly(fields: Fields, rows: LevelRows, fill: (row: FieldRow) => unknown): Fields {
   const out: Fields = {};
-  for (const [k, v] of Object.entries(fields)) out[k] = v;
+  for (const [k, v] of Object.entries(fields)) if (rows.has(k)) out[k] = v;
   for (const row of new Set(rows.values())) {
     const name = fieldName(row.path);
     if (name in out || row.aliases?.some((a) => a in out)) continue;

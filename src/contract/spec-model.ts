@@ -44,15 +44,23 @@ export interface SpecOperation {
 /** A request header of the header table (§5), written with the spec's prefix (`SvcReferenceID`). */
 export interface SpecHeader {
   name: string;
-  meaning: string;
+  /** A digest of its meaning's words (data/spec.json keeps no sentence of the document). */
+  digest: string;
+  /** The meaning in the document's words: in memory only, where a document was just read (a diff). */
+  meaning?: string;
   line: number;
 }
 
-/** A numbered rule of a section (`4.2`: section 4, rule 2), in the document's words. */
+/** A numbered rule of a section (`4.2`: section 4, rule 2). */
 export interface SpecRule {
   id: string;
   section: string;
-  text: string;
+  /** A digest of its words, spacing evened out: what tells a reworded rule (data/spec.json keeps no sentence of the document). */
+  digest: string;
+  /** The values it gives in code (`SADADENQ`, `clientid`). */
+  values: string[];
+  /** The rule in the document's words: in memory only, where a document was just read (a diff). */
+  text?: string;
   line: number;
 }
 

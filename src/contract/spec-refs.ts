@@ -49,7 +49,7 @@ export function resolveRef(ref: SpecRef, spec: SpecView): unknown {
     }
     case 'headers': return spec.facts.headers.map((h) => h.name);
     case 'header': return spec.facts.headers.find((h) => h.name === rest)?.name;
-    case 'rule': return spec.facts.rules.find((r) => r.id === rest)?.text;
+    case 'rule': return spec.facts.rules.find((r) => r.id === rest)?.digest;
     case 'limits': return spec.facts.limits.find((l) => l.name === rest)?.value;
     case 'prefix': return spec.facts.prefix;
     default: throw new Error(`unknown spec reference ${JSON.stringify(ref)}`);

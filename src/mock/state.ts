@@ -36,7 +36,7 @@ export const MAX_BILLS_PER_COMPANY = 10_000;
 export const MAX_FEES_PER_COMPANY = 10_000;
 /**
  * Accepted SequenceNumbers kept per company before the oldest are dropped: more than a day of
- * single-entry payments at the spec's sandbox limits (10 bill + 3 MOI payments a minute = 18,720 a
+ * single-entry payments at the sandbox limits it was sized for (10 bill + 3 MOI payments a minute = 18,720 a
  * day), so at those limits nothing inside the horizon ever presses against it.
  */
 export const MAX_SEQUENCES_PER_COMPANY = 20_000;

@@ -46,7 +46,7 @@ export function specItems(spec: SpecView): Omit<CoverageItem, 'tested'>[] {
     for (const row of table.fields) items.push({ ref: `row:${key}:${row.path}`, kind: 'field', section: table.section, what: `${key} ${row.path}` });
   }
   for (const h of facts.headers) items.push({ ref: `header:${h.name}`, kind: 'header', section: '5', what: h.name });
-  for (const r of facts.rules) items.push({ ref: `rule:${r.id}`, kind: 'rule', section: r.section, what: r.text });
+  for (const r of facts.rules) items.push({ ref: `rule:${r.id}`, kind: 'rule', section: r.section, what: `rule ${r.id}${r.values.length ? `: ${r.values.map((v) => `\`${v}\``).join(', ')}` : ''}` });
   for (const l of facts.limits) items.push({ ref: `limits:${l.name}`, kind: 'limit', section: '8', what: `${l.name}: ${l.value}` });
   return items;
 }

@@ -363,11 +363,14 @@ function compareHeaders(c: Collector, old: SpecVersion, next: SpecVersion) {
     const a = oldH.get(k);
     const b = newH.get(k);
     if (a && b) {
-      if (squash(a.meaning) !== squash(b.meaning)) c.add({ kind: 'header-meaning-changed', section: section(next, b.line), header: b.name, before: a.meaning, after: b.meaning, words: { header: b.name } });
-    } else if (b) c.add({ kind: 'header-added', section: section(next, b.line), header: b.name, before: null, after: b.meaning, words: { header: b.name } });
-    else if (a) c.add({ kind: 'header-removed', section: section(old, a.line), header: a.name, before: a.meaning, after: null, words: { header: a.name } });
+      if (a.digest !== b.digest) c.add({ kind: 'header-meaning-changed', section: section(next, b.line), header: b.name, before: wordsOf(a.meaning, a.digest), after: wordsOf(b.meaning, b.digest), words: { header: b.name } });
+    } else if (b) c.add({ kind: 'header-added', section: section(next, b.line), header: b.name, before: null, after: wordsOf(b.meaning, b.digest), words: { header: b.name } });
+    else if (a) c.add({ kind: 'header-removed', section: section(old, a.line), header: a.name, before: wordsOf(a.meaning, a.digest), after: null, words: { header: a.name } });
   }
 }
+
+/** A sentence of the document where it was just read, else its digest (data/spec.json keeps no sentence). */
+const wordsOf = (words: string | undefined, digest: string): string => words ?? `(words not kept; digest ${digest})`;
 
 function compareRules(c: Collector, old: SpecVersion, next: SpecVersion) {
   const oldR = new Map(old.facts.rules.map((r) => [r.id, r]));
@@ -378,12 +381,15 @@ function compareRules(c: Collector, old: SpecVersion, next: SpecVersion) {
     const r = (b ?? a)!;
     const base = { section: r.section, rule: id, words: { rule: ruleLabel(id, r.section) } };
     if (a && b) {
-      if (squash(a.text) === squash(b.text)) continue;
-      const w = changedWords(a.text, b.text);
-      const note = `Words changed: ${w.removed.length ? `«${w.removed.join(' ')}»` : 'nothing'} -> ${w.added.length ? `«${w.added.join(' ')}»` : 'nothing'}.`;
-      c.add({ ...base, kind: 'rule-changed', before: a.text, after: b.text, note });
-    } else if (b) c.add({ ...base, kind: 'rule-added', before: null, after: b.text });
-    else if (a) c.add({ ...base, kind: 'rule-removed', before: a.text, after: null });
+      if (a.digest === b.digest) continue;
+      // the words where both versions were read just now; an imported folder keeps a rule's digest and values only
+      const w = a.text !== undefined && b.text !== undefined ? changedWords(a.text, b.text) : changedWords(a.values.join(' '), b.values.join(' '));
+      const note = a.text !== undefined && b.text !== undefined
+        ? `Words changed: ${w.removed.length ? `«${w.removed.join(' ')}»` : 'nothing'} -> ${w.added.length ? `«${w.added.join(' ')}»` : 'nothing'}.`
+        : `Reworded${w.removed.length || w.added.length ? `; values in code: ${w.removed.length ? `«${w.removed.join(' ')}»` : 'none'} -> ${w.added.length ? `«${w.added.join(' ')}»` : 'none'}` : ''} (an imported folder keeps no sentence of the document: diff the documents for the words).`;
+      c.add({ ...base, kind: 'rule-changed', before: wordsOf(a.text, a.digest), after: wordsOf(b.text, b.digest), note });
+    } else if (b) c.add({ ...base, kind: 'rule-added', before: null, after: wordsOf(b.text, b.digest) });
+    else if (a) c.add({ ...base, kind: 'rule-removed', before: wordsOf(a.text, a.digest), after: null });
   }
 }
 

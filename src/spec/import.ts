@@ -309,6 +309,18 @@ interface Endpoint {
   documentTitle: string;
 }
 
+/**
+ * A digest of a sentence of the document, its spacing evened out: data/spec.json records the
+ * document's prose (a rule, a header's meaning) by this and by the values in code it names, never its
+ * words (the document is the bank's; the project keeps facts of it). The words stay in memory, for a
+ * diff of two documents.
+ */
+export function proseDigest(text: string): string {
+  return createHash('sha256').update(text.replace(/\s+/g, ' ').trim()).digest('hex').slice(0, 16);
+}
+/** The values a sentence gives in code (`SADADENQ`, `clientid`), in order, each once. */
+const codeValues = (text: string): string[] => [...new Set([...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!))];
+
 export function importMarkdown(text: string, source: { name: string; sha256: string }, overrides: SpecOverrides): ImportedSpec {
   const doc = parseMarkdown(text);
   const ctx: Ctx = {
@@ -386,10 +398,10 @@ export function importMarkdown(text: string, source: { name: string; sha256: str
 
   // §5, §8, the numbered rules
   const headerPart = findPart(ctx, 'headers');
-  const headers: SpecHeader[] = headerPart.table.rows.map((r) => ({ name: stripTicks(headerPart.cell(r, 'name')), meaning: headerPart.cell(r, 'meaning'), line: r.line }));
+  const headers: SpecHeader[] = headerPart.table.rows.map((r) => ({ name: stripTicks(headerPart.cell(r, 'name')), digest: proseDigest(headerPart.cell(r, 'meaning')), meaning: headerPart.cell(r, 'meaning'), line: r.line }));
   const limitPart = findPart(ctx, 'limits');
   const limits: SpecLimit[] = limitPart.table.rows.map((r) => ({ name: limitPart.cell(r, 'name'), value: limitPart.cell(r, 'value'), line: r.line }));
-  const rules: SpecRule[] = doc.items.filter((i) => i.section).map((i) => ({ id: `${i.section}.${i.number}`, section: i.section!, text: i.text, line: i.line }));
+  const rules: SpecRule[] = doc.items.filter((i) => i.section).map((i) => ({ id: `${i.section}.${i.number}`, section: i.section!, digest: proseDigest(i.text), values: codeValues(i.text), text: i.text, line: i.line }));
 
   // the operations' facts from their tables
   const operations: SpecOperation[] = ops.map(({ op }) => {
@@ -428,10 +440,10 @@ export function importMarkdown(text: string, source: { name: string; sha256: str
   };
 
   // §4's rule on TransactionType values must agree with the tables' fixed values
-  const valueRule = rules.find((r) => r.section === endpoints.table.section && r.text.includes(`\`${TRANSACTION_TYPE_FIELD.request}\``));
+  const valueRule = rules.find((r) => r.section === endpoints.table.section && r.text!.includes(`\`${TRANSACTION_TYPE_FIELD.request}\``));
   if (valueRule) {
     const stated = new Map<string, string>();
-    for (const m of valueRule.text.matchAll(/`([A-Z0-9_]+)`\s+for\s+(.+?)(?=\s*(?:,\s*|\s+and\s+)?`|\.(?:\s|$)|$)/g)) {
+    for (const m of valueRule.text!.matchAll(/`([A-Z0-9_]+)`\s+for\s+(.+?)(?=\s*(?:,\s*|\s+and\s+)?`|\.(?:\s|$)|$)/g)) {
       for (const name of m[2]!.split(/\s*,\s*|\s+and\s+(?!.*operations$)/)) {
         const ids = titled(name);
         if (!ids.length) ctx.fail(valueRule.line, valueRule.section, `rule ${valueRule.id} gives ${m[1]} for "${name}", which is no operation of the endpoints table`);

@@ -39,7 +39,16 @@ const inline = (o: Record<string, unknown>) => {
 };
 
 export const renderFieldTables = (tables: ImportedSpec['fieldTables']): string => `${renderJson(tables)}\n`;
-export const renderFacts = (facts: SpecFacts): string => `${renderJson(facts)}\n`;
+export const renderFacts = (facts: SpecFacts): string => `${renderJson(asWritten(facts))}\n`;
+
+/** The facts as data/spec.json keeps them: the document's prose by its digest and values, never its words. */
+export function asWritten(facts: SpecFacts): SpecFacts {
+  return {
+    ...facts,
+    headers: facts.headers.map(({ meaning: _words, ...h }) => h),
+    rules: facts.rules.map(({ text: _words, ...r }) => r),
+  };
+}
 
 /** Writes both files into `dir`; returns the paths written. Call only with a whole import. */
 export function writeSpec(dir: string, spec: ImportedSpec): string[] {

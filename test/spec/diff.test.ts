@@ -28,7 +28,7 @@ import {
 } from '../../src/spec/classify.js';
 import { changedWords, compareSections, diffSpecs, mergeOrder, type CaseChanges, type SpecChange, type SpecDiff, type SpecVersion } from '../../src/spec/diff.js';
 import { formatDiffText } from '../../src/spec/diff-text.js';
-import { importDocument } from '../../src/spec/import.js';
+import { importDocument, proseDigest } from '../../src/spec/import.js';
 import { runDiff } from '../../src/cli/spec-diff.js';
 
 const API_DOCUMENT = join(ROOT, '..', 'shared', 'spec', 'api-spec.md');
@@ -190,13 +190,13 @@ const IN_MEMORY: InMemory[] = [
   { name: 'a response sample type dropped', edit: (s) => { delete rowOf(s, `${ME}.response`, 'GroupPayId').sampleType; }, expect: [{ kind: 'sample-type-removed', op: ME, direction: 'response', field: 'GroupPayId', clients: 'compatible', service: 'breaking' }] },
   { name: 'a response alias added', edit: (s) => { rowOf(s, `${MP}.response`, 'VIsaNumber').aliases = ['VisaNumber']; }, expect: [{ kind: 'alias-added', op: MP, direction: 'response', field: 'VIsaNumber', clients: 'breaking', service: 'compatible' }] },
   { name: 'a request alias dropped', edit: (s) => { delete rowOf(s, `${ME}.request`, 'BillerID').aliases; }, expect: [{ kind: 'alias-removed', op: ME, direction: 'request', field: 'BillerID', clients: 'breaking', service: 'compatible' }] },
-  { name: 'a header added', edit: (s) => { s.facts.headers.push({ name: 'BaseCurrency', meaning: 'currency of the amounts', line: 277 }); }, expect: [{ kind: 'header-added', clients: 'breaking', service: 'breaking' }] },
+  { name: 'a header added', edit: (s) => { s.facts.headers.push({ name: 'BaseCurrency', digest: proseDigest('currency of the amounts'), line: 277 }); }, expect: [{ kind: 'header-added', clients: 'breaking', service: 'breaking' }] },
   { name: 'a header removed', edit: (s) => { s.facts.headers = s.facts.headers.filter((h) => h.name !== 'Device'); }, expect: [{ kind: 'header-removed', clients: 'compatible', service: 'breaking' }] },
   { name: 'a header spelled in other case: no change', edit: (s) => { s.facts.headers.find((h) => h.name === 'CompanyId')!.name = 'companyid'; }, expect: [] },
-  { name: 'a header described anew', edit: (s) => { s.facts.headers.find((h) => h.name === 'Device')!.meaning = 'one of Web, IOS, Android'; }, expect: [{ kind: 'header-meaning-changed', clients: 'review', service: 'review' }] },
-  { name: 'a rule reworded', edit: (s) => { s.facts.rules.find((r) => r.id === '7.3')!.text = 'Error codes: see the annex.'; }, expect: [{ kind: 'rule-changed', clients: 'review', service: 'review' }] },
-  { name: 'a rule only re-spaced: no change', edit: (s) => { const r = s.facts.rules.find((x) => x.id === '7.3')!; r.text = `  ${r.text.replace(/ /g, '  ')} `; }, expect: [] },
-  { name: 'a rule added', edit: (s) => { s.facts.rules.push({ id: '7.5', section: '7', text: 'A new rule.', line: 297 }); }, expect: [{ kind: 'rule-added', clients: 'review', service: 'review' }] },
+  { name: 'a header described anew', edit: (s) => { s.facts.headers.find((h) => h.name === 'Device')!.digest = proseDigest('one of Web, IOS, Android'); }, expect: [{ kind: 'header-meaning-changed', clients: 'review', service: 'review' }] },
+  { name: 'a rule reworded', edit: (s) => { s.facts.rules.find((r) => r.id === '7.3')!.digest = proseDigest('Error codes: see the annex.'); }, expect: [{ kind: 'rule-changed', clients: 'review', service: 'review' }] },
+  { name: 'a rule only re-spaced: no change', base: (s) => { s.facts.rules.find((x) => x.id === '7.3')!.digest = proseDigest('Error codes: not shown.'); }, edit: (s) => { s.facts.rules.find((x) => x.id === '7.3')!.digest = proseDigest('  Error  codes:\n not shown. '); }, expect: [] },
+  { name: 'a rule added', edit: (s) => { s.facts.rules.push({ id: '7.5', section: '7', digest: proseDigest('A new rule.'), values: [], line: 297 }); }, expect: [{ kind: 'rule-added', clients: 'review', service: 'review' }] },
   { name: 'a rule removed', edit: (s) => { s.facts.rules = s.facts.rules.filter((r) => r.id !== '5.6'); }, expect: [{ kind: 'rule-removed', clients: 'review', service: 'review' }] },
   { name: 'a limit no table carries', edit: (s) => { s.facts.limits.find((l) => /production/i.test(l.name))!.value = '100 calls per minute'; }, expect: [{ kind: 'limit-changed', clients: 'review', service: 'review' }] },
   { name: 'a limit row added', edit: (s) => { s.facts.limits.push({ name: 'Body size', value: 'at most 64 KiB', line: 307 }); }, expect: [{ kind: 'limit-added', clients: 'review', service: 'review' }] },
@@ -310,13 +310,13 @@ test('the order is the document\'s: by section, a removed field where it was; th
 
   const next = fresh();
   next.facts.limits.push({ name: 'Body size', value: 'at most 64 KiB', line: 307 });
-  next.facts.headers.push({ name: 'BaseCurrency', meaning: 'currency', line: 277 });
+  next.facts.headers.push({ name: 'BaseCurrency', digest: proseDigest('currency'), line: 277 });
   const t = next.fieldTables.messages[`${BE}.response`]!;
   t.fields.splice(t.fields.indexOf(rowOf(next, `${BE}.response`, 'CustType')), 1);
   rowOf(next, `${BE}.request`, 'AccountNumber').maxLength = 20;
   next.facts.document.version = '2';
   opOf(next, BP).path = '/api/v2/payment/sadad/bill';
-  next.facts.rules.find((r) => r.id === '2.9.2')!.text = 'Another note.';
+  next.facts.rules.find((r) => r.id === '2.9.2')!.digest = proseDigest('Another note.');
   const d = diffSpecs(fresh(), next);
   expect(d.changes.map((c) => `${c.section} ${c.kind}`)).toEqual([
     ' version-changed', '2.1 max-length-shorter', '2.2 field-removed', '2.9 rule-changed', '4 path-changed', '5 header-added', '8 limit-added',
@@ -555,7 +555,7 @@ test.describe('the command', () => {
       ['a shorter request maximum (both)', (s) => { rowOf(s, `${BE}.request`, 'AccountNumber').maxLength = 20; }, 1, 1, 1],
       ['a response field added (the service)', (s) => { s.fieldTables.messages[`${MP}.response`]!.fields.push({ path: 'SvcSadadMOIPaymentResponse.SvcSadadMOIPayment[].TransactionData[].ReceiptNumber', required: true, type: 'String' }); }, 0, 1, 1],
       ['an operation removed (clients)', (s) => { s.facts.operations = s.facts.operations.filter((o) => o.id !== MP); delete s.fieldTables.messages[`${MP}.request`]; delete s.fieldTables.messages[`${MP}.response`]; }, 1, 0, 1],
-      ['a rule reworded (review)', (s) => { s.facts.rules.find((r) => r.id === '7.3')!.text = 'Error codes: see the annex.'; }, 0, 0, 1],
+      ['a rule reworded (review)', (s) => { s.facts.rules.find((r) => r.id === '7.3')!.digest = proseDigest('Error codes: see the annex.'); }, 0, 0, 1],
       ['a title (compatible)', (s) => { s.facts.document.title = 'Another title'; }, 0, 0, 1],
     ];
     for (const [what, edit, clients, service, any] of CASES) {
@@ -681,6 +681,20 @@ test.describe('the command', () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: npm run spec -- diff/);
+  });
+
+  test('a document that drops a row an override names: exit 2 naming the entry; with --overrides that leaves it out, the change', async () => {
+    const doc = writeDocument(new Draft().remove('2.4', '...envelopeDateTime').text());
+    const refused = await run([DATA_DIR, doc]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/the new version, .*: .*\(§2\.4\): .*envelopeDateTime.*\nNothing was compared\./);
+    const overrides = JSON.parse(readFileSync(join(DATA_DIR, 'spec-overrides.json'), 'utf8')) as { overrides: { target: unknown }[] };
+    overrides.overrides = overrides.overrides.filter((e) => !JSON.stringify(e.target).includes('envelopeDateTime'));
+    const file = join(scratch, 'overrides.json');
+    writeFileSync(file, JSON.stringify(overrides));
+    const r = await run([DATA_DIR, doc, '--overrides', file, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expectChanges(JSON.parse(r.stdout).changes, [{ kind: 'field-removed', op: BP, direction: 'response', field: 'envelopeDateTime', clients: 'breaking', service: 'compatible' }]);
   });
 
   test('through `npm run spec`\'s entry point, as a short child process: the exit codes of --fail-on, the JSON on stdout', () => {

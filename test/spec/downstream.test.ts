@@ -132,7 +132,7 @@ let imported: Ran;
 let passed = false;
 
 /** `npm run certify` in the copy, reports outside it, Playwright's line reporter and the certification reporter only. */
-const certifyInCopy = (name: string, env: Record<string, string>, args: string[] = []) => npmRun(copy.dir, 'certify',
+const certify = (name: string, env: Record<string, string>, args: string[] = []) => npmRun(copy.dir, 'certify',
   [`--reporter=line,${join(copy.dir, 'src/reporter/certification.ts')}`, ...args],
   { SADAD_WORKERS: '1', SADAD_REPORTS_DIR: join(base, name, 'reports'), SADAD_RESULTS_DIR: join(base, name, 'test-results'), ...env }, envFile, 400_000);
 
@@ -176,7 +176,7 @@ test('a. the import writes the changed document into data/ and schemas/, and cha
 });
 
 test('b. npm run certify in the copy, against its own embedded mock, certifies: the mock, the generators and the cases follow the new document', async () => {
-  const run = await certifyInCopy('own', { ...LOADED_WINDOW });
+  const run = await certify('own', { ...LOADED_WINDOW });
   expect(run.code, tail(run)).toBe(0);
   const r = report(join(base, 'own', 'reports'));
   const bad = r.cases.filter((c) => !['PASS', 'WARN', 'OBSERVED', 'NOT_APPLICABLE', 'SKIPPED'].includes(c.verdict));
@@ -198,7 +198,7 @@ test('c. against the unchanged project\'s mock (the old document), the copy\'s r
   const mock = await startMockProcess({ ...LOADED_WINDOW }, await freePort());
   let run: Ran;
   try {
-    run = await certifyInCopy('old-service', {
+    run = await certify('old-service', {
       SADAD_BASE_URL: mock.url, SADAD_ACCESS_TOKEN: MOCK_DEFAULTS.accessToken, SADAD_COMPANY_ID: MOCK_DEFAULTS.companyId,
       SADAD_CLIENT_ID: MOCK_DEFAULTS.clientId, SADAD_CLIENT_SECRET: MOCK_DEFAULTS.clientSecret,
       SADAD_RATE_WINDOW_SECONDS: LOADED_WINDOW.MOCK_RATE_WINDOW_SECONDS, SADAD_PAYMENTS: 'on',
@@ -228,7 +228,7 @@ test('c. against the unchanged project\'s mock (the old document), the copy\'s r
 
 test('d. the copy\'s dry run plans the MOI operations at the new limit, and its MOI estimate is the one that limit implies', async () => {
   const window = 60;
-  const run = await certifyInCopy('dry-run', { SADAD_DRY_RUN: '1', SADAD_RATE_WINDOW_SECONDS: String(window) });
+  const run = await certify('dry-run', { SADAD_DRY_RUN: '1', SADAD_RATE_WINDOW_SECONDS: String(window) });
   expect(run.code, tail(run)).toBe(0);
   const lines = new Map([...run.output.matchAll(/^ {2}([\w-]+)\s+(\d+) calls at (\d+) per ([\d.]+) s {2}-> (.+)$/gm)]
     .map((m) => [m[1]!, { calls: Number(m[2]), limit: Number(m[3]), window: Number(m[4]), time: m[5]! }]));

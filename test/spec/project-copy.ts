@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { ROOT } from '../../src/paths.js';
 
 /** What a run, an import and the generators need, nothing more (no tests, docs, reports, examples). */
@@ -78,5 +78,3 @@ export function emptyEnvFile(dir: string): string {
   writeFileSync(file, '');
   return file;
 }
-
-export const relativeTo = (root: string, file: string) => relative(root, file).split('\\').join('/');

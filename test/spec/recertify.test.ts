@@ -73,7 +73,7 @@ test('a shorter AccountNumber changes the bill enquiry\'s cases and its limit ca
 });
 
 test('a header added changes every case (every call sends the header table) and names each operation\'s new header cases', () => {
-  const next = edited((s) => { s.facts.headers.push({ name: 'Channel', meaning: '', line: 0 }); });
+  const next = edited((s) => { s.facts.headers.push({ name: 'Channel', digest: 'channel', line: 0 }); });
   const change = casesChange(currentSpec(), next);
   expect(change.changed).toHaveLength(ids.length);
   expect(change.added).toEqual(currentSpec().facts.operations.map((o) => `${o.id}.hdr.Channel.*`));
