@@ -15,12 +15,12 @@ import { JournalError, readManifest, writeManifest, RUN_FILE, type ManifestCase 
 import { plannedCaseDefinitions, registrationWith } from '../suite/cases.js';
 import { needsOf } from '../suite/case.js';
 import { specRefsOf } from '../suite/spec-refs.js';
-import { refText } from '../contract/spec-refs.js';
+import { currentSpec, refText } from '../contract/spec-refs.js';
 import { writeEvidence } from '../evidence/store.js';
 import { EVIDENCE_DIR, type EvidenceRecord } from '../evidence/record.js';
 import { manifestCaseOf } from '../reporter/collect.js';
 import type { CertificationReport } from '../reporter/model.js';
-import { gitState, schemaHash, suiteVersion } from '../reporter/fingerprint.js';
+import { gitState, schemaHash, specHash, suiteVersion } from '../reporter/fingerprint.js';
 import { PREFLIGHT_FILE } from '../preflight/model.js';
 import { rejudgePackage, type Rejudgement } from './index.js';
 import { readAllEvidence } from '../evidence/store.js';
@@ -110,6 +110,9 @@ export async function writeRejudgedPackage(from: string, out: string, settings: 
     // the verdicts are this suite's now: a --resume of the new package runs the cases that need a new run with it
     // and where the document's rate limits changed, so do the limits a --resume paces at (its rate-limit cases need a new run)
     identity: { ...manifest.identity, suiteCommit: gitState().commit, schemaHash: `sha256:${schemaHash().hash}`, ...(limitsChanged && !(settings instanceof ConfigError) ? { limits: limitsOf(settings) } : {}) },
+    // judged by the document this suite is built from now (a newer one: the cases it touched need a new run)
+    specHash: specHash(),
+    specDocument: currentSpec().facts.document,
     resume: null,
     // every case of the package, as its own run planned it (what a case shares per worker, when this run's manifest knows it)
     cases: [...previous.cases.filter((c) => !removed.has(c.id)).map((c) => ({ ...manifestCaseOf(c), ...(plannedById.get(c.id) ?? {}) })), ...added],

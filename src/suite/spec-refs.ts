@@ -83,9 +83,16 @@ const TESTS: Record<RuleFamily, (def: CaseDefinition) => SpecRef[]> = {
   robustness: (d) => [`op:${d.op}`, ...(currentSpec().facts.headers.some((h) => h.name === 'Content-Type') ? ['header:Content-Type'] : [])],
 };
 
-/** The operations a case calls: its own, those it plans calls on, and those of the calls it shares. */
+/**
+ * The operations a case calls: its own, those it plans calls on, and those of the calls it shares. A
+ * case that plans no call of its own (`calls: {}`) reads its operation's shared accepted answer
+ * (case.ts), which is made as the schema case makes it: a payment's on an enquiry of its group.
+ */
 function opsCalled(def: CaseDefinition): OperationId[] {
-  const ids = new Set<string>([def.op, ...Object.keys(def.calls ?? {}), ...(def.shared ?? []).flatMap((s) => Object.keys(s.calls))]);
+  const own = operation(def.op);
+  const readsAccepted = def.calls !== undefined && !Object.keys(def.calls).length && own.kind === 'payment'
+    ? operations.filter((o) => o.rateGroup === own.rateGroup && o.kind === 'enquiry').map((o) => o.id) : [];
+  const ids = new Set<string>([def.op, ...readsAccepted, ...Object.keys(def.calls ?? {}), ...(def.shared ?? []).flatMap((s) => Object.keys(s.calls))]);
   return operations.filter((o) => ids.has(o.id)).map((o) => o.id);
 }
 

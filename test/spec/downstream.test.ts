@@ -29,6 +29,9 @@ import { formatDuration, planOf } from '../../src/reporter/plan.js';
 import { allCases, registrationWith } from '../../src/suite/cases.js';
 import { needsOf } from '../../src/suite/case.js';
 import { ROOT } from '../../src/paths.js';
+import { currentSpec, type SpecView } from '../../src/contract/spec-refs.js';
+import { casesChange } from '../../src/replay/spec-change.js';
+import { copyOfSharedRun, sharedRun } from '../support/shared-run.js';
 import { startMockProcess } from '../support/mock-process.js';
 import { freePort } from '../support/redis.js';
 import { LOADED_WINDOW } from '../suite/run-suite.js';
@@ -254,5 +257,65 @@ test('d. the copy\'s dry run plans the MOI operations at the new limit, and its 
       expect(l.time, `${op}: as the project's`).toBe(projects);
     }
   }
+});
+
+/** `npm run certify -- <args>` in the copy with the shared run's settings, its reports in `<base>/<name>/reports`. */
+const certifyAs = (name: string, env: Record<string, string>, args: string[]) => npmRun(copy.dir, 'certify', args,
+  { SADAD_WORKERS: '1', SADAD_REPORTS_DIR: join(base, name, 'reports'), SADAD_RESULTS_DIR: join(base, name, 'test-results'), ...env }, envFile, 400_000);
+
+test('e. a package recorded under the old document, re-judged in the copy: untouched verdicts kept, exactly the affected cases NOT_RUN; --resume runs only those and the merged package certifies', async () => {
+  test.setTimeout(600_000);
+  // the project's shared full run: recorded under the old document, read only (its copy is re-judged)
+  const shared = await sharedRun();
+  const recorded = copyOfSharedRun(shared);
+  const before = report(recorded);
+  const beforeIds = new Set(before.cases.map((c) => c.id));
+  // its settings, with a gateway log of this test's own (the shared run's files stay untouched)
+  const env = { ...shared.env, MOCK_ACCESS_LOG: join(base, 'recertify.jsonl') };
+  const expectRejudged = (name: string, affected: Set<string>, added: string[]) => {
+    const r = report(join(base, name, 'reports'));
+    expect(r.fingerprint.specDocument?.sha256).not.toBe(before.fingerprint.specDocument?.sha256);
+    expect(r.cases.filter((c) => !beforeIds.has(c.id)).map((c) => c.id).sort(), 'the cases the new document adds').toEqual([...added].sort());
+    for (const c of r.cases.filter((x) => !beforeIds.has(x.id))) expect([c.verdict, c.notes[0]?.text], c.id).toEqual(['NOT_RUN', expect.stringMatching(/^needs a new run: the spec added /)]);
+    expect(before.cases.filter((b) => !r.cases.some((c) => c.id === b.id)).map((b) => b.id), 'no case of the recorded package leaves it').toEqual([]);
+    for (const b of before.cases) {
+      const now = r.cases.find((c) => c.id === b.id)!;
+      if (affected.has(b.id)) expect([now.verdict, now.notes[0]?.text], b.id).toEqual(['NOT_RUN', expect.stringMatching(/^needs a new run: the spec changed /)]);
+      else expect(now.verdict, `${b.id}: untouched by the change, its verdict stands`).toBe(b.verdict);
+    }
+    return r;
+  };
+  const specOfCopy = (): SpecView => ({ fieldTables: readJson<FieldTables>(join(copy.dir, 'data/field-tables.json')), facts: readJson<SpecFacts>(join(copy.dir, 'data/spec.json')) });
+
+  // 1. the four changes together: a longer request table or a new field changes the body every call of
+  // the operation sends, and the payments are built on an enquiry, so most cases need a new run
+  const all = casesChange(currentSpec(), specOfCopy());
+  const rejudgedAll = await certifyAs('recertify-all', env, ['--rejudge', recorded]);
+  const rAll = expectRejudged('recertify-all', new Set(all.changed.map((c) => c.id)), ['empty', 'missing', 'null', 'wrong-type'].map((k) => `moi-enquiry.req.${NEW_FIELD}.${k}`));
+  expect(rAll.fingerprint.specDocument?.source, tail(rejudgedAll)).toBe('api-spec.md');
+  console.log(`re-judged under the four changes: ${all.changed.length} of ${before.cases.length} cases need a new run, ${rAll.cases.length - before.cases.length} added`);
+
+  // 2. a document with only the lower MOI limit and the removed answer field: three cases, and a resume of three
+  const document = join(base, 'limit-and-answer.md');
+  writeFileSync(document, CHANGES.filter((c) => /MOI limit|BankReferenceNumber/.test(c.what)).flatMap((c) => c.edits).reduce(applyEdit, readFileSync(API_DOCUMENT, 'utf8')));
+  const again = await npmRun(copy.dir, 'spec', ['import', document], {}, envFile, 180_000);
+  expect(again.code, tail(again)).toBe(0);
+  const few = casesChange(currentSpec(), specOfCopy());
+  expect(few.changed.map((c) => c.id).sort()).toEqual(['bill-payment.res.schema', 'moi-enquiry.rate.limit', 'moi-payment.rate.limit']);
+  expect(few.added).toEqual([]);
+  await certifyAs('recertify', env, ['--rejudge', recorded]);
+  const r = expectRejudged('recertify', new Set(few.changed.map((c) => c.id)), []);
+  expect(r.cases.find((c) => c.id === 'moi-enquiry.rate.limit')!.notes[0]!.text).toMatch(/^needs a new run: the spec changed the moi-enquiry rate limit/);
+  expect(r.cases.find((c) => c.id === 'bill-payment.res.schema')!.notes[0]!.text).toBe('needs a new run: the spec changed the bill-payment.response field table');
+  // the re-judged package paces its resume at the new MOI limit
+  expect(r.identity.limits).toMatchObject({ moi: NEW_LIMIT, bill: 10 });
+
+  const resumed = await certifyAs('recertify', env, ['--resume']);
+  expect(resumed.code, tail(resumed)).toBe(0);
+  expect(resumed.output).toContain('--resume: running 3 cases (3 NOT_RUN)');
+  const merged = report(join(base, 'recertify', 'reports'));
+  expect(merged.outcome.summary).toBe(`Certifies: no FAIL and no ERROR in ${before.cases.length} cases.`);
+  const last = merged.runs.at(-1)!.runId;
+  expect(merged.cases.filter((c) => c.runId === last).map((c) => c.id).sort(), 'the resume ran exactly the affected cases').toEqual(few.changed.map((c) => c.id).sort());
   passed = true;
 });
