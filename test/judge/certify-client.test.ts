@@ -59,6 +59,16 @@ test('the sample client certifies under certify-client: every scenario reached, 
   expect(junit).not.toContain('<failure');
   const html = readFileSync(join(dir, 'client-certification.html'), 'utf8');
   expect(html).toContain('client.moi-payment.scenario.late-answer');
+  // spec coverage from the client's side: the request rows its calls carried, judged by the schema rule; the prose rules untested
+  const cov = report.specCoverage!;
+  const item = (ref: string) => cov.items.find((i) => i.ref === ref)!;
+  expect(item('row:bill-enquiry.request:Message.SvcSadadBillEnquiryRequest.SvcSadadBillEnquiry[].TransactionData[].AccountNumber').tested).toEqual([{ id: 'client.bill-enquiry.req.schema', verdict: 'PASS' }]);
+  expect(item('limit:moi-payment').tested.map((t) => t.id)).toEqual(expect.arrayContaining(['client.moi-payment.pacing.limit']));
+  expect(item('rule:2.9.3').tested).toEqual([]);
+  // a response row is the sandbox's to send: the client's traffic does not test it
+  expect(item('row:bill-enquiry.response:SvcSadadBillEnquiryResponse.TimeStamp').tested).toEqual([]);
+  expect(cov.byKind.field.covered).toBe(Object.values(report.specCoverage!.items).filter((i) => i.kind === 'field' && i.ref.includes('.request:')).length);
+  expect(html).toContain('id="spec-coverage"');
 });
 
 test('a defect of the client is a <failure> of its rule in client-junit.xml, and the command exits 1', async () => {

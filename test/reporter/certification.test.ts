@@ -103,6 +103,12 @@ test('certification.json validates against schemas/certification.schema.json, wi
   expect(report.counts.byVerdict.FAIL).toBe(2);
   expect(report.counts.byOperation['bill-enquiry']!.FAIL).toBe(1);
   expect(report.plan?.calls['bill-enquiry']).toBeGreaterThan(12);
+  // the document it was judged by, and its coverage: every row of every field table listed, each tested or said untested
+  expect(f.specDocument).toEqual({ title: expect.any(String), source: 'api-spec.md', sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), version: null });
+  const cov = report.specCoverage!;
+  expect(cov.items.filter((i) => i.kind === 'field')).toHaveLength(189);
+  expect(cov.items.find((i) => i.ref === 'rule:2.9.3')!.tested).toEqual([]);
+  expect(cov.untested).toBe(cov.items.filter((i) => !i.tested.length).length);
 });
 
 test('the failing case is in certification.json with its masked evidence; PASS cases carry none', () => {
@@ -196,6 +202,10 @@ test('certification.html in Debian Chromium: summary, matrix, filters and the fa
   await expect(page.locator('#fingerprint')).toContainText('4242');
   await expect(page.locator('#waivers')).toContainText('TICKET-1');
   await expect(page.locator('#waivers')).toContainText('did not run');
+  // spec coverage: the count in the summary, and what no case of this narrowed run tests, listed as untested
+  await expect(page.locator('#fingerprint')).toContainText(`${report.specCoverage!.covered} of ${report.specCoverage!.total} items of the document tested`);
+  await expect(page.locator('#spec-coverage')).toContainText('rule 2.9.3');
+  await expect(page.locator('#spec-coverage tr.untested', { hasText: 'rule 2.9.3' }).first()).toContainText('untested');
   mkdirSync(REPORTS_DIR, { recursive: true });
   await page.screenshot({ path: join(REPORTS_DIR, 'certification-test-summary.png') });
 
