@@ -5,7 +5,7 @@
  * that forbids any network access, readable without the script and printable. Every value goes
  * through `text()`: masked, then HTML-escaped.
  */
-import { badge, caseLink, clip, CSS, specCoverageSection, exchangeBlock, label, matrixSection, SCRIPT_TAIL, statusClass, text, utc, VERDICT_INFO } from '../reporter/html-kit.js';
+import { badge, caseLink, clip, CSS, pageHead, specCoverageSection, exchangeBlock, label, matrixSection, SCRIPT_TAIL, statusClass, text, utc, VERDICT_INFO } from '../reporter/html-kit.js';
 import { operationTitle, SPEC_SECTIONS, type VerdictCounts } from '../reporter/model.js';
 import { formatDuration } from '../reporter/plan.js';
 import { VERDICT_ORDER, type Verdict } from '../vocabulary/verdicts.js';
@@ -269,15 +269,7 @@ export function renderClientHtml(r: ClientCertificationReport): string {
   const sandbox = hasSandbox(r);
   // only the families some case belongs to: the service families a judge-mode package lists have no case
   const matrix = { ...r.matrix, families: r.matrix.families.filter((x) => r.matrix.cells.some((c) => c.family === x.id && c.cases)) };
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
-<meta name="generator" content="${text(`${f.suite.name} ${f.suite.version}`)}">
-<title>${text(title)}</title>
-<style>${CSS}${CLIENT_CSS}</style>
+  return `${pageHead({ title, css: CSS + CLIENT_CSS, script: true, generator: `${f.suite.name} ${f.suite.version}` })}
 </head>
 <body>
 <a class="skip" href="#cases">Skip to the cases</a>

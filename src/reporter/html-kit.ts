@@ -286,3 +286,19 @@ export function specCoverageSection(cov: SpecCoverage | null | undefined, tested
     (untested.length ? `<h3>Untested (${untested.length})</h3><table><tbody>${untested.map(item).join('')}</tbody></table>` : '') +
     `<details><summary>Every item of the document with the ${testedBy} that test it (${cov.total})</summary><table><thead><tr><th>Section</th><th>Item</th><th>Tested by</th></tr></thead><tbody>${cov.items.map(item).join('')}</tbody></table></details></section>`;
 }
+
+/**
+ * The head of every page the project writes (the certification report, the client's, the spec diff):
+ * offline by its Content-Security-Policy (inline styles, inline script only where the page has one),
+ * with the tool that wrote it. Everything up to and including `<style>`.
+ */
+export function pageHead(o: { title: string; css: string; script: boolean; generator?: string | null }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; ${o.script ? "script-src 'unsafe-inline'; " : ''}img-src data:; base-uri 'none'; form-action 'none'">
+${o.generator ? `<meta name="generator" content="${text(o.generator)}">\n` : ''}<title>${text(o.title)}</title>
+<style>${o.css}</style>`;
+}

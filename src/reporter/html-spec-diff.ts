@@ -6,7 +6,7 @@
  * its impact on clients and on the service and the reason for each, and the cases the change
  * touches where the caller knows them. Readable without a script, printable.
  */
-import { CSS, text } from './html-kit.js';
+import { CSS, pageHead, text } from './html-kit.js';
 import { CHANGE_CLASSES, CLASS_LABELS, CLASSIFICATION, type Impact } from '../spec/classify.js';
 import { describeChange, groupChanges, valueWords, type CaseChanges, type SpecChange, type SpecDiff } from '../spec/diff.js';
 import type { SpecDocument } from '../contract/spec-model.js';
@@ -96,14 +96,7 @@ export function renderSpecDiffHtml(d: SpecDiff, opts: { cases?: CaseChanges | nu
   const legend = `<details class="legend" open><summary>How to read the classes</summary><table class="legend-t"><tbody>${CHANGE_CLASSES.map((k) => `<tr><td><strong>${text(CLASS_LABELS[k])}</strong></td><td>${text(CLASS_MEANING[k])}</td></tr>`).join('')}</tbody></table>` +
     `<p>A change that breaks both sides counts in both. <code>--fail-on breaking-for-clients|breaking-for-service|any</code> makes the command exit 1 on a change of that class.</p></details>`;
   const title = `API document diff: ${d.old.source} -> ${d.new.source}`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
-${opts.generator ? `<meta name="generator" content="${text(opts.generator)}">\n` : ''}<title>${text(title)}</title>
-<style>${CSS}${PAGE_CSS}</style>
+  return `${pageHead({ title, css: CSS + PAGE_CSS, script: false, generator: opts.generator })}
 </head>
 <body>
 <header class="banner ${breaking ? 'no' : 'yes'}"><div class="wrap">

@@ -9,7 +9,7 @@ import { VERDICT_ORDER, type Verdict } from '../vocabulary/verdicts.js';
 import { familyTitle, operationTitle, type CaseReport, type CertificationReport } from './model.js';
 import { formatDuration } from './plan.js';
 import { causesSection, changesSection } from './html-regression.js';
-import { CSS, SCRIPT_TAIL, specCoverageSection, VERDICT_INFO, badge, caseLink, clip, valueText, exchangeBlock, label, matrixSection, prettyBody, text, utc } from './html-kit.js';
+import { CSS, pageHead, SCRIPT_TAIL, specCoverageSection, VERDICT_INFO, badge, caseLink, clip, valueText, exchangeBlock, label, matrixSection, prettyBody, text, utc } from './html-kit.js';
 
 /** The case table's order: what needs attention first, what did not apply last but one. */
 const DISPLAY_ORDER: Verdict[] = ['FAIL', 'ERROR', 'NOT_RUN', 'WARN', 'SKIPPED', 'OBSERVED', 'NOT_APPLICABLE', 'PASS'];
@@ -294,15 +294,7 @@ function runErrorsSection(r: CertificationReport): string {
 
 export function renderHtml(r: CertificationReport): string {
   const title = `${headline(r)}: ${r.fingerprint.target.url ?? 'target'}, ${utc(r.fingerprint.startedAt)}`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
-<meta name="generator" content="${text(`${r.fingerprint.suite.name} ${r.fingerprint.suite.version}`)}">
-<title>${text(title)}</title>
-<style>${CSS}</style>
+  return `${pageHead({ title, css: CSS, script: true, generator: `${r.fingerprint.suite.name} ${r.fingerprint.suite.version}` })}
 </head>
 <body>
 <a class="skip" href="#cases">Skip to the cases</a>

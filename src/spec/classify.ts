@@ -27,13 +27,8 @@ export type Impact = 'breaking' | 'compatible' | 'review';
 /** Which message a field change is in; null for what is not a field of a message. */
 export type Direction = 'request' | 'response';
 
-export const CHANGE_KINDS = [
-  // the document itself
-  'title-changed', 'version-changed', 'prefix-changed',
-  // operations and endpoints (§4 and the limits of §8)
-  'operation-added', 'operation-removed', 'operation-renamed', 'path-changed', 'method-changed',
-  'rate-limit-lower', 'rate-limit-higher', 'rate-window-longer', 'rate-window-shorter',
-  // messages (§2) and their fields
+/** The kinds a field table's change can be: classified per direction (FIELD_KINDS below). */
+const FIELD_KIND_LIST = [
   'message-added', 'message-removed', 'tag-changed',
   'field-added', 'optional-field-added', 'field-removed', 'optional-field-removed',
   'field-now-required', 'field-now-optional', 'type-changed', 'array-changed',
@@ -44,6 +39,16 @@ export const CHANGE_KINDS = [
   'sample-type-added', 'sample-type-removed', 'sample-type-changed',
   'sample-format-added', 'sample-format-removed', 'sample-format-changed',
   'alias-added', 'alias-removed',
+] as const;
+
+export const CHANGE_KINDS = [
+  // the document itself
+  'title-changed', 'version-changed', 'prefix-changed',
+  // operations and endpoints (§4 and the limits of §8)
+  'operation-added', 'operation-removed', 'operation-renamed', 'path-changed', 'method-changed',
+  'rate-limit-lower', 'rate-limit-higher', 'rate-window-longer', 'rate-window-shorter',
+  // messages (§2) and their fields
+  ...FIELD_KIND_LIST,
   // headers (§5)
   'header-added', 'header-removed', 'header-meaning-changed',
   // the numbered rules of every section, and the limits table (§8) beyond the rate limits
@@ -56,18 +61,7 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
  * Field kinds: classified once for a request and once for a response. Every other kind has one
  * row, with direction null.
  */
-export const FIELD_KINDS: readonly ChangeKind[] = [
-  'message-added', 'message-removed', 'tag-changed',
-  'field-added', 'optional-field-added', 'field-removed', 'optional-field-removed',
-  'field-now-required', 'field-now-optional', 'type-changed', 'array-changed',
-  'format-added', 'format-removed', 'format-changed',
-  'const-added', 'const-removed', 'const-changed',
-  'pattern-added', 'pattern-removed', 'pattern-changed',
-  'max-length-shorter', 'max-length-longer', 'max-length-added', 'max-length-removed',
-  'sample-type-added', 'sample-type-removed', 'sample-type-changed',
-  'sample-format-added', 'sample-format-removed', 'sample-format-changed',
-  'alias-added', 'alias-removed',
-];
+export const FIELD_KINDS: readonly ChangeKind[] = FIELD_KIND_LIST;
 
 /**
  * One row of the table. The reasons are templates: `{op}` the operation, `{field}` the field's

@@ -179,23 +179,13 @@ const NUMERIC_KINDS: readonly ChangeKind[] = ['rate-limit-lower', 'rate-limit-hi
 
 const rowWords = (r: FieldRow) => `${r.required ? 'required' : 'optional'} ${r.type}${r.array ? ' (array)' : ''}`;
 
-interface Draft {
-  kind: ChangeKind;
-  direction?: Direction;
-  section: string;
-  op?: string;
-  message?: string;
-  path?: string;
-  header?: string;
-  rule?: string;
-  limit?: string;
-  before: unknown;
-  after: unknown;
+/** A change as a comparison finds it, before the classification adds its impacts and reason. */
+type Draft = Omit<SpecChange, 'clients' | 'service' | 'reason' | 'alsoIn'> & {
   /** The values the reason's template reads; `before`/`after` default to the raw values. */
   words?: ReasonValues;
   /** Said after the classification's reason (a rule's changed words). */
   note?: string;
-}
+};
 
 class Collector {
   readonly drafts: (Draft & { seq: number; alsoIn?: string[] })[] = [];
