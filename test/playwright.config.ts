@@ -10,8 +10,8 @@ import { defineConfig } from '@playwright/test';
  *   Squid), no redis-server, and no load run (the soak, the fuzz). Short helper processes are
  *   allowed (the mock's own CLI, a node one-liner, bash around a fake npm or git). Every other test
  *   file is end-to-end and listed in E2E below; test/projects.test.ts holds the list to the rule.
- * - `e2e-first`, `e2e-long`, `e2e`: the tests with child runs, gateways, Redis and load, at most 4 at a time each
- *   (E2E_WORKERS), beside the unit tests; the longest files first (E2E_FIRST), then the other long ones (E2E_LONG). The ones that only read a
+ * - `e2e-long`, `e2e`: the tests with child runs, gateways, Redis and load, at most 4 at a time each
+ *   (E2E_WORKERS), beside the unit tests; the long files first (E2E_LONG). The ones that only read a
  *   full clean package share one run (test/support/shared-run.ts: the first to ask makes it);
  *   `shared-run-check`, their teardown, fails if a test changed it.
  * - `timing`: unit tests that measure milliseconds (TIMING), after the end-to-end tests.
@@ -35,12 +35,6 @@ export const TIMING = ['pacer/budget.test.ts', 'mock/rate-limit.test.ts', 'mock/
  * machine): a project of their own, dispatched first (Playwright hands out tests project by project,
  * in the config's order), so that the long ones do not start last and leave a tail.
  */
-/**
- * Of those, the files with a test of 50 s or more (measured in npm test, 2026-11-26): a project
- * ahead of the others, since within a project Playwright hands out the files in path order, and a
- * 60 s test of suite/ started among the last (seen: at 283 s of 335) made the end-to-end tail.
- */
-export const E2E_FIRST = ['gateways/outages.test.ts', 'gateways/full-run.test.ts', 'spec/downstream.test.ts', 'suite/certify-against-mock.test.ts', 'suite/outage.test.ts'];
 export const E2E_LONG = [
   'reporter/regression.test.ts', 'gateways/outages.test.ts', 'gateways/full-run.test.ts', 'suite/outage.test.ts',
   'net/full-run.test.ts', 'suite/certify-against-mock.test.ts', 'ci/mock-job.test.ts', 'mock/soak.test.ts',
@@ -86,10 +80,9 @@ export default defineConfig({
   projects: [
     // e2e first: its long tests start first; at most 4 at a time (they compute: child runs, gateways),
     // so that from the start two workers run the unit tests, most of whose time is waits on windows
-    { name: 'e2e-first', testMatch: E2E_FIRST, teardown: 'shared-run-check', workers: E2E_WORKERS },
-    { name: 'e2e-long', testMatch: E2E_LONG.filter((f) => !E2E_FIRST.includes(f)), teardown: 'shared-run-check', workers: E2E_WORKERS },
+    { name: 'e2e-long', testMatch: E2E_LONG, teardown: 'shared-run-check', workers: E2E_WORKERS },
     // before unit: alone (`npm run test:unit`, --no-deps) its long waits start first
-    { name: 'timing', testMatch: TIMING, dependencies: ['e2e-first', 'e2e-long', 'e2e'] },
+    { name: 'timing', testMatch: TIMING, dependencies: ['e2e-long', 'e2e'] },
     { name: 'unit', testIgnore: [...E2E, ...SIGNALS, ...TIMING] },
     { name: 'e2e', testMatch: E2E.filter((f) => !E2E_LONG.includes(f)), teardown: 'shared-run-check', workers: E2E_WORKERS },
     { name: 'shared-run-check', testMatch: 'shared-run.teardown.ts' },
