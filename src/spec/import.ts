@@ -321,15 +321,46 @@ export function proseDigest(text: string): string {
 /** The values a sentence gives in code (`SADADENQ`, `clientid`), in order, each once. */
 const codeValues = (text: string): string[] => [...new Set([...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!))];
 
+/** A part of the document a step reads (findPart): its table and a reader of its cells. */
+type Part<K extends keyof typeof PARTS> = { table: MdTable; cell: (row: MdRow, c: keyof (typeof PARTS)[K]['columns']) => string };
+
+/** What the import has read so far: each step below reads the document into it, in order. */
+interface ImportState {
+  ctx: Ctx;
+  overrides: SpecOverrides;
+  endpoints: Part<'endpoints'>;
+  ops: Endpoint[];
+  /** The field table of each body section the endpoints table names. */
+  tables: Map<string, ReadTable>;
+  opOverrides: { e: OverrideEntry; target: string }[];
+  headers: SpecHeader[];
+  limitPart: Part<'limits'>;
+  limits: SpecLimit[];
+  rules: SpecRule[];
+  operations: SpecOperation[];
+}
+
 export function importMarkdown(text: string, source: { name: string; sha256: string }, overrides: SpecOverrides): ImportedSpec {
   const doc = parseMarkdown(text);
   const ctx: Ctx = {
     source: source.name, doc,
     fail(line, section, detail) { throw new SpecImportError({ source: source.name, line, section }, detail); },
   };
-
-  // §4: the operations, and which sections hold their bodies
   const endpoints = findPart(ctx, 'endpoints');
+  const st: ImportState = {
+    ctx, overrides, endpoints, ops: readEndpoints(ctx, endpoints), tables: new Map(), opOverrides: [],
+    headers: [], limitPart: findPart(ctx, 'limits'), limits: [], rules: [], operations: [],
+  };
+  for (const step of IMPORT_STEPS) step(st);
+  const prefix = documentPrefix(st);
+  return { fieldTables: fieldTablesOf(st, prefix), facts: factsOf(st, prefix, source) };
+}
+
+/** The import's steps, in order: each reads a part of the document, and may refuse it (SpecImportError). */
+const IMPORT_STEPS: ((st: ImportState) => void)[] = [readBodies, applyOverrides, readProse, readOperations, checkValueRule, applyOperationOverrides, readRateGroups];
+
+/** §4: the operations, and which sections hold their bodies. */
+function readEndpoints(ctx: Ctx, endpoints: Part<'endpoints'>): Endpoint[] {
   const ops: Endpoint[] = endpoints.table.rows.map((r) => {
     const sec = endpoints.table.section;
     const title = endpoints.cell(r, 'operation');
@@ -356,15 +387,19 @@ export function importMarkdown(text: string, source: { name: string; sha256: str
   for (const [i, e] of ops.entries()) {
     if (ops.findIndex((o) => o.op.id === e.op.id) !== i) ctx.fail(e.op.line, endpoints.table.section, `two operations are called ${e.op.id}`);
   }
+  return ops;
+}
 
-  // §2.x: the field table of each body the endpoints table names
-  const tables = new Map<string, ReadTable>();
+/** §2.x: the field table of each body the endpoints table names; a field table no endpoint uses is refused, not dropped. */
+function readBodies(st: ImportState): void {
+  const ctx: Ctx = st.ctx;
+  const { ops, tables } = st;
   for (const { op } of ops) {
     for (const direction of ['request', 'response'] as const) {
       const section = op.sections[direction];
       const heading = headingOf(ctx, section);
       if (!heading) ctx.fail(op.line, op.sections.endpoint, `${op.title}: its ${direction} body is §${section}, which the document does not have`);
-      const table = doc.tables.find((t) => t.section === section);
+      const table = ctx.doc.tables.find((t) => t.section === section);
       if (!table) ctx.fail(heading.line, section, `${op.title}'s ${direction} body (endpoints table, line ${op.line}): §${section} has no field table`);
       const message = /`([A-Za-z_]\w*)`/.exec(heading.title)?.[1];
       if (!message) ctx.fail(heading.line, section, `the heading of §${section} names no message in backticks (like (\`${'Svc'}...Request\`))`);
@@ -372,14 +407,16 @@ export function importMarkdown(text: string, source: { name: string; sha256: str
       tables.set(section, readFieldTable(ctx, table, section, message, direction));
     }
   }
-  // a field table no endpoint uses would be dropped without a word: refuse it instead
-  for (const t of doc.tables) {
+  for (const t of ctx.doc.tables) {
     if (!t.section || tables.has(t.section) || !FIELD_COLUMNS.path.match.test(t.header[0] ?? '') || !t.header.some((h) => FIELD_COLUMNS.type.match.test(h))) continue;
     ctx.fail(t.line, t.section, `a field table that is no operation's request or response body in the endpoints table (§${PARTS.endpoints.section})`);
   }
+}
 
-  // the overrides: each entry's sections are all field tables, or all the endpoints section
-  const opOverrides: { e: OverrideEntry; target: string }[] = [];
+/** The overrides: each entry's sections are all field tables (applied now), or all the endpoints section (applied to the operations' facts below). */
+function applyOverrides(st: ImportState): void {
+  const ctx: Ctx = st.ctx;
+  const { overrides, tables, endpoints } = st;
   for (const e of overrides.entries) {
     const kinds = e.section.map((s) => (tables.has(s) ? 'field' : s === endpoints.table.section ? 'operation' : null));
     const bad = e.section.find((_s, i) => !kinds[i]);
@@ -392,19 +429,26 @@ export function importMarkdown(text: string, source: { name: string; sha256: str
     checkEntry(e, kind, (d) => ctx.fail(headingOf(ctx, e.section[0]!)!.line, e.section[0], `${overrides.name} ${d}`));
     for (const s of e.section) for (const target of e.target) {
       if (kind === 'field') applyFieldOverride(ctx, e, tables.get(s)!, target, overrides.name);
-      else opOverrides.push({ e, target });
+      else st.opOverrides.push({ e, target });
     }
   }
+}
 
-  // §5, §8, the numbered rules
+/** §5, §8, the numbered rules: the document's prose kept by digest and values (data/spec.json keeps no sentence). */
+function readProse(st: ImportState): void {
+  const ctx: Ctx = st.ctx;
+  const { limitPart } = st;
   const headerPart = findPart(ctx, 'headers');
-  const headers: SpecHeader[] = headerPart.table.rows.map((r) => ({ name: stripTicks(headerPart.cell(r, 'name')), digest: proseDigest(headerPart.cell(r, 'meaning')), meaning: headerPart.cell(r, 'meaning'), line: r.line }));
-  const limitPart = findPart(ctx, 'limits');
-  const limits: SpecLimit[] = limitPart.table.rows.map((r) => ({ name: limitPart.cell(r, 'name'), value: limitPart.cell(r, 'value'), line: r.line }));
-  const rules: SpecRule[] = doc.items.filter((i) => i.section).map((i) => ({ id: `${i.section}.${i.number}`, section: i.section!, digest: proseDigest(i.text), values: codeValues(i.text), text: i.text, line: i.line }));
+  st.headers = headerPart.table.rows.map((r) => ({ name: stripTicks(headerPart.cell(r, 'name')), digest: proseDigest(headerPart.cell(r, 'meaning')), meaning: headerPart.cell(r, 'meaning'), line: r.line }));
+  st.limits = limitPart.table.rows.map((r) => ({ name: limitPart.cell(r, 'name'), value: limitPart.cell(r, 'value'), line: r.line }));
+  st.rules = ctx.doc.items.filter((i) => i.section).map((i) => ({ id: `${i.section}.${i.number}`, section: i.section!, digest: proseDigest(i.text), values: codeValues(i.text), text: i.text, line: i.line }));
+}
 
-  // the operations' facts from their tables
-  const operations: SpecOperation[] = ops.map(({ op }) => {
+/** The operations' facts from their tables: TransactionType (request and answer agree), list tag, kind, sequence field. */
+function readOperations(st: ImportState): void {
+  const ctx: Ctx = st.ctx;
+  const { tables } = st;
+  st.operations = st.ops.map(({ op }) => {
     const req = tables.get(op.sections.request)!;
     const res = tables.get(op.sections.response)!;
     const valueOf = (t: ReadTable) => {
@@ -432,40 +476,51 @@ export function importMarkdown(text: string, source: { name: string; sha256: str
       responseSequenceField: sequence ? nameOf(sequence.path) : null, clientHeaders: rest.clientHeaders, sections: rest.sections, line,
     };
   });
+}
+
+/** §4's rule on TransactionType values must agree with the tables' fixed values. */
+function checkValueRule(st: ImportState): void {
+  const ctx: Ctx = st.ctx;
+  const { ops, endpoints } = st;
   const titled = (name: string) => {
     const words = name.trim().replace(/\s+/g, ' ');
     const both = /^(?:both|all)\s+(.+?)\s+operations$/i.exec(words) ?? /^(.+?)\s+operations$/i.exec(words);
     if (both) return ops.filter((o) => o.documentTitle.toLowerCase().startsWith(`${both[1]!.toLowerCase()} `)).map((o) => o.op.id);
     return ops.filter((o) => o.documentTitle.toLowerCase() === words.toLowerCase()).map((o) => o.op.id);
   };
-
-  // §4's rule on TransactionType values must agree with the tables' fixed values
-  const valueRule = rules.find((r) => r.section === endpoints.table.section && r.text!.includes(`\`${TRANSACTION_TYPE_FIELD.request}\``));
-  if (valueRule) {
-    const stated = new Map<string, string>();
-    for (const m of valueRule.text!.matchAll(/`([A-Z0-9_]+)`\s+for\s+(.+?)(?=\s*(?:,\s*|\s+and\s+)?`|\.(?:\s|$)|$)/g)) {
-      for (const name of m[2]!.split(/\s*,\s*|\s+and\s+(?!.*operations$)/)) {
-        const ids = titled(name);
-        if (!ids.length) ctx.fail(valueRule.line, valueRule.section, `rule ${valueRule.id} gives ${m[1]} for "${name}", which is no operation of the endpoints table`);
-        for (const id of ids) stated.set(id, m[1]!);
-      }
-    }
-    for (const o of operations) {
-      const said = stated.get(o.id);
-      if (said !== o.transactionType) {
-        ctx.fail(valueRule.line, valueRule.section, `rule ${valueRule.id} ${said ? `gives ${said}` : 'gives no value'} for ${o.title}; its tables (§${o.sections.request}, §${o.sections.response}) fix ${o.transactionType}`);
-      }
+  const valueRule = st.rules.find((r) => r.section === endpoints.table.section && r.text!.includes(`\`${TRANSACTION_TYPE_FIELD.request}\``));
+  if (!valueRule) return;
+  const stated = new Map<string, string>();
+  for (const m of valueRule.text!.matchAll(/`([A-Z0-9_]+)`\s+for\s+(.+?)(?=\s*(?:,\s*|\s+and\s+)?`|\.(?:\s|$)|$)/g)) {
+    for (const name of m[2]!.split(/\s*,\s*|\s+and\s+(?!.*operations$)/)) {
+      const ids = titled(name);
+      if (!ids.length) ctx.fail(valueRule.line, valueRule.section, `rule ${valueRule.id} gives ${m[1]} for "${name}", which is no operation of the endpoints table`);
+      for (const id of ids) stated.set(id, m[1]!);
     }
   }
+  for (const o of st.operations) {
+    const said = stated.get(o.id);
+    if (said !== o.transactionType) {
+      ctx.fail(valueRule.line, valueRule.section, `rule ${valueRule.id} ${said ? `gives ${said}` : 'gives no value'} for ${o.title}; its tables (§${o.sections.request}, §${o.sections.response}) fix ${o.transactionType}`);
+    }
+  }
+}
 
-  // operation overrides: the project's titles, facts the prose gives
-  for (const { e, target } of opOverrides) {
+/** Operation overrides: the project's titles, facts the prose gives. */
+function applyOperationOverrides(st: ImportState): void {
+  const ctx: Ctx = st.ctx;
+  const { endpoints, overrides, operations } = st;
+  for (const { e, target } of st.opOverrides) {
     const o = operations.find((x) => x.id === target);
     if (!o) ctx.fail(endpoints.table.line, endpoints.table.section, `${overrides.name} ${entryLabel(e)}: the endpoints table has no operation ${target} any more (its operations: ${operations.map((x) => x.id).join(', ')})`);
     Object.assign(o, e.set);
   }
+}
 
-  // §8: operations named in one rate row share a budget group, and the row agrees with §4
+/** §8: operations named in one rate row share a budget group, and the row agrees with §4. */
+function readRateGroups(st: ImportState): void {
+  const ctx: Ctx = st.ctx;
+  const { ops, limits, limitPart, operations, overrides } = st;
   const grouped = new Map<string, SpecLimit>();
   for (const limit of limits) {
     const rate = RATE.exec(limit.value);
@@ -487,36 +542,48 @@ export function importMarkdown(text: string, source: { name: string; sha256: str
   for (const o of operations) {
     if (!o.rateGroup) ctx.fail(limitPart.table.line, limitPart.table.section, `${o.title}: no rate row of the limits table names it, so its rate group is unknown (name it in a row, or set rateGroup in ${overrides.name})`);
   }
+}
 
-  // the prefix the document writes tags with
-  const found = PREFIX_SOURCES.map((p) => p.find(doc, headers)).find(Boolean);
+/** The prefix the document writes tags with; every message name must start with it. */
+function documentPrefix(st: ImportState): string {
+  const ctx: Ctx = st.ctx;
+  const found = PREFIX_SOURCES.map((p) => p.find(ctx.doc, st.headers)).find(Boolean);
   if (!found) ctx.fail(1, null, `cannot tell the tag prefix: neither ${PREFIX_SOURCES.map((p) => p.what).join(' nor ')} gives it`);
-  for (const t of tables.values()) {
+  for (const t of st.tables.values()) {
     if (!t.message.startsWith(found)) ctx.fail(headingOf(ctx, t.section)!.line, t.section, `the message ${t.message} does not start with the document's prefix ${found}`);
   }
+  return found;
+}
 
+/** data/field-tables.json: each operation's two messages, in the endpoints table's order. */
+function fieldTablesOf(st: ImportState, prefix: string) {
   const messages: Record<string, MessageTable> = {};
-  for (const o of operations) {
+  for (const o of st.operations) {
     for (const direction of ['request', 'response'] as const) {
-      const t = tables.get(o.sections[direction])!;
+      const t = st.tables.get(o.sections[direction])!;
       messages[`${o.id}.${direction}`] = { section: t.section, message: t.message, direction, fields: t.fields.map(({ line: _line, ...row }) => orderedRow(row)) };
     }
   }
   const sectionIds = Object.values(messages).map((m) => m.section);
-  const fieldTables = {
-    $comment: FIELD_TABLES_COMMENT(sectionIds[0] ?? '', sectionIds[sectionIds.length - 1] ?? '', found),
-    prefix: found,
+  return {
+    $comment: FIELD_TABLES_COMMENT(sectionIds[0] ?? '', sectionIds[sectionIds.length - 1] ?? '', prefix),
+    prefix,
     types: Object.fromEntries(Object.entries(TYPES).map(([k, v]) => [k, v.meaning])),
     formats: { ...FORMATS },
     messages,
   };
+}
 
+/** data/spec.json: the document itself (title, source, hash, the version it states) and its facts. */
+function factsOf(st: ImportState, prefix: string, source: { name: string; sha256: string }): SpecFacts {
+  const ctx: Ctx = st.ctx;
+  const doc = ctx.doc;
   const versionSection = doc.headings.find((h) => h.id && /version/i.test(h.title))?.id;
   const version = [...doc.paragraphs, ...doc.items]
     .filter((p) => p.section === null || p.section === versionSection)
     .map((p) => /\bversion\b\s*:?\s*`?v?(\d+(?:\.\d+)*)`?/i.exec(p.text)?.[1])
     .find(Boolean) ?? null;
-  const facts: SpecFacts = {
+  return {
     $comment: SPEC_COMMENT,
     document: {
       title: doc.title ?? ctx.fail(1, null, 'the document has no title (a level-1 heading)'),
@@ -524,12 +591,11 @@ export function importMarkdown(text: string, source: { name: string; sha256: str
       sha256: source.sha256.startsWith('sha256:') ? source.sha256 : `sha256:${source.sha256}`,
       version,
     },
-    prefix: found,
+    prefix,
     sections: doc.headings.filter((h) => h.id).map((h) => ({ id: h.id!, title: h.title, line: h.line })),
-    operations,
-    headers,
-    rules,
-    limits,
+    operations: st.operations,
+    headers: st.headers,
+    rules: st.rules,
+    limits: st.limits,
   };
-  return { fieldTables, facts };
 }
