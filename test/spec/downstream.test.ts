@@ -16,6 +16,7 @@
  * CPU: one import, two full runs in the loaded window, one dry run; the project's plan is computed in
  * this process from its own case definitions.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +26,8 @@ import type { FieldTables } from '../../src/contract/field-tables.js';
 import type { SpecFacts } from '../../src/contract/spec-model.js';
 import { MOCK_DEFAULTS } from '../../src/config/index.js';
 import type { CertificationReport } from '../../src/reporter/model.js';
+import type { ClientCertificationReport } from '../../src/judge/model.js';
+import { PROOF_CLIENT_TIMEOUT_MS, PROOF_LATE_ANSWER_MS, PROOF_WINDOW_SECONDS } from '../../src/prove/client.js';
 import { formatDuration, planOf } from '../../src/reporter/plan.js';
 import { allCases, registrationWith } from '../../src/suite/cases.js';
 import { needsOf } from '../../src/suite/case.js';
@@ -323,4 +326,32 @@ test('e. a package recorded under the old document, re-judged in the copy: untou
   expect(merged.outcome.summary).toBe(`Certifies: no FAIL and no ERROR in ${before.cases.length} cases.`);
   const last = merged.runs.at(-1)!.runId;
   expect(merged.cases.filter((c) => c.runId === last).map((c) => c.id).sort(), 'the resume ran exactly the affected cases').toEqual(few.changed.map((c) => c.id).sort());
+});
+
+test('f. the client judge follows too: a client still on the old document (the project\'s sample client) fails the request rule the new field changed', async () => {
+  // certify-client of the copy (its mock and judge built from the new document) around the project's own sample client
+  const dir = join(base, 'client');
+  const run = await new Promise<Ran>((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(copy.dir, 'src/cli/certify-client.ts'),
+      '--port', '0', '--window', String(PROOF_WINDOW_SECONDS), '--late-answer-ms', String(PROOF_LATE_ANSWER_MS), '--client-env', join(base, 'client.env'),
+      '--', process.execPath, join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'examples/client/run.ts')], {
+      cwd: copy.dir, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? base, SADAD_REPORTS_DIR: dir, SAMPLE_CLIENT_TIMEOUT_MS: String(PROOF_CLIENT_TIMEOUT_MS), SADAD_ENV_FILE: envFile },
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('close', (code) => resolve({ code, output, durationMs: Date.now() - started }));
+  });
+  expect(run.code, tail(run)).toBe(1);
+  const r = readJson<ClientCertificationReport>(join(dir, 'client-certification.json'));
+  const schema = r.cases.find((c) => c.id === 'client.moi-enquiry.req.schema')!;
+  expect(schema.verdict, tail(run)).toBe('FAIL');
+  expect(schema.notes.map((n) => n.text).join('\n')).toContain(NEW_FIELD);
+  // the bill operations' requests are still the document's (the client's account numbers are within 20)
+  expect(r.cases.find((c) => c.id === 'client.bill-enquiry.req.schema')?.verdict).toBe('PASS');
+  // and its coverage says the client never carried the new row
+  const row = r.specCoverage!.items.find((i) => i.ref.endsWith(`.request:Message.SvcSadadMOIEnquiryRequest.SvcSadadMOIEnquiry[].TransactionData[].${NEW_FIELD}`))!;
+  expect(row.tested).toEqual([]);
 });
