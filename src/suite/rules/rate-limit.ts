@@ -8,8 +8,7 @@
  * - The refusal's status is the limiter's: a 429, or another status (nginx's default 503, a 403)
  *   given to exactly the calls over the limit, consistently, which is a WARN naming it, and which
  *   the pacer then reads as the limiter's answer everywhere else in the run (pacer/over-limit.ts).
- *   A 503 on the call over the limit is seen twice before it is believed: once it may be a blip; a
- *   blip there (the next call refused otherwise) hides what the limiter answered, and the check is repeated.
+ *   A 503 on the call over the limit is seen twice before it is believed: once it may be a blip.
  * - The reset: a call after the window that is refused is tried again, with growing pauses, for up
  *   to two windows more (a blending limiter like HAProxy's counts the burst a little longer, and
  *   counts every refused try too); PASS when the first call after the window is accepted, WARN
@@ -223,9 +222,9 @@ async function oneCheck(c: CaseContext, f: Frame, check: number, bodies: Request
     return c.stop(`only ${accepted} of ${limit + 1} calls sent together in a fresh window were accepted, expected ${limit}: ${refused.slice(0, 2).map(summarize).join(' | ')}`);
   }
   // exactly the limit accepted: the one refused call is the limiter's answer
-  const overEx = refused[0]!;
-  const o = outcomes[refusedIdx[0]!]!;
-  const signature = answerSignature(overEx);
+  let overEx = refused[0]!;
+  let o = outcomes[refusedIdx[0]!]!;
+  let signature = answerSignature(overEx);
   if (status >= 500 && suspect !== signature) {
     // nginx's limit_req answers 503 by default, which is also what a gateway blip looks like: one
     // more call at once, still inside the window, tells them apart. The limiter answers it alike; a
@@ -241,10 +240,9 @@ async function oneCheck(c: CaseContext, f: Frame, check: number, bodies: Request
     if (answerSignature(probe) !== signature) {
       c.fault(overEx, c.def.op);
       if (p.kind !== 'rejected') return { result: 'bent', why: `HTTP ${status} on the call over the limit, then ${c.fault(probe, c.def.op) ?? p.detail}`, at: endOf(probe) };
-      // the 5xx was a blip, and the limiter refused the call after it: but the blip hid what the limiter
-      // answered the call over the limit, and a target that accepts one too many, its extra call hidden
-      // so, answers exactly alike (seen in the detection run with faults: the defect missed). Repeated.
-      return { result: 'bent', why: `HTTP ${status} on call ${refusedIdx[0]! + 1} was a blip (one more call at once got the limiter's ${p.detail}): it hid whether the limiter accepted that call`, at: endOf(probe) };
+      // the 5xx was a blip: the limiter's own refusal is the probe's
+      overEx = probe; o = p; signature = answerSignature(probe);
+      c.observe('blip', `HTTP ${status} on call ${refusedIdx[0]! + 1} was a blip: one more call at once got the limiter's ${p.detail}`);
     }
   }
   const learn = o.status !== 429 ? () => c.input('pacing', `learn ${o.status}`, () => c.rt.pacer.learnOverLimit({ status: o.status!, signature, op: c.def.op }).then(() => true).catch(() => false)) : undefined;
