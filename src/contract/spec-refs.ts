@@ -17,7 +17,7 @@
  *   prefix                          the prefix the document writes its tags with
  */
 import { createHash } from 'node:crypto';
-import { fieldTables, type FieldTables } from './field-tables.js';
+import { fieldTables, type FieldRow, type FieldTables } from './field-tables.js';
 import type { SpecFacts } from './spec-model.js';
 import { specFacts } from './spec-facts.js';
 
@@ -78,6 +78,22 @@ export function refDigests(refs: readonly SpecRef[], spec: SpecView): Record<Spe
 /** The references whose digest differs between what a case recorded and the document now. */
 export function changedRefs(recorded: Record<SpecRef, string>, spec: SpecView): SpecRef[] {
   return Object.entries(recorded).filter(([ref, d]) => refDigest(ref, spec) !== d).map(([ref]) => ref);
+}
+
+/** The rows of an operation's table that `keep` picks, as references. */
+export function rowRefs(spec: SpecView, op: string, direction: 'request' | 'response', keep: (r: FieldRow) => boolean): SpecRef[] {
+  return (spec.fieldTables.messages[`${op}.${direction}`]?.fields ?? []).filter(keep).map((r) => `row:${op}.${direction}:${r.path}`);
+}
+
+/** The limits table's rows whose name mentions `word` (none where the document has no such row). */
+export function limitRowRefs(spec: SpecView, word: string): SpecRef[] {
+  return spec.facts.limits.filter((l) => l.name.includes(word)).map((l) => `limits:${l.name}`);
+}
+
+/** The limits table's rate row of an operation: the one naming the first word of its title (`Sandbox rate, MOI Enquiry and ...`). */
+export function rateRowRefs(spec: SpecView, op: string): SpecRef[] {
+  const first = spec.facts.operations.find((o) => o.id === op)?.title.split(' ')[0];
+  return first ? spec.facts.limits.filter((l) => /rate/i.test(l.name) && l.name.includes(first)).map((l) => `limits:${l.name}`) : [];
 }
 
 /** A reference in words, for a note: `row AccountNumber of bill-enquiry.request`, `rule 4.2`. */

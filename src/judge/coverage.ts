@@ -7,7 +7,7 @@
  */
 import { operations } from '../contract/catalogue.js';
 import { fieldName } from '../contract/field-tables.js';
-import type { SpecView } from '../contract/spec-refs.js';
+import { limitRowRefs, rateRowRefs, rowRefs, type SpecView } from '../contract/spec-refs.js';
 import { specCoverage, type SpecCoverage } from '../reporter/spec-coverage.js';
 import type { Verdict } from '../vocabulary/verdicts.js';
 import type { ClientCase } from './model.js';
@@ -20,20 +20,15 @@ const RULE_REFS: Record<string, (op: string, spec: SpecView) => string[]> = {
   'headers.required': (_op, spec) => [...spec.facts.headers.map((h) => `header:${h.name}`), 'rule:4.1'],
   'headers.timestamp-current': (_op, spec) => spec.facts.headers.filter((h) => h.name === 'DateTimeStamp').map((h) => `header:${h.name}`),
   'headers.signature': () => ['rule:5.1', 'rule:5.3'],
-  'ids.sequence-unique': (op, spec) => [...rowsNamed(spec, op, 'SequenceNumber'), 'rule:7.2', ...spec.facts.limits.filter((l) => l.name.includes('SequenceNumber')).map((l) => `limits:${l.name}`)],
+  'ids.sequence-unique': (op, spec) => [...rowsNamed(spec, op, 'SequenceNumber'), 'rule:7.2', ...limitRowRefs(spec, 'SequenceNumber')],
   'ids.transaction-reference-unique': (op, spec) => rowsNamed(spec, op, 'TransactionReferenceNumber'),
   'pacing.limit': (op, spec) => [`limit:${op}`, ...rateRows(spec, op)],
   'pacing.retry-after': (op) => [`limit:${op}`],
   'safety.amount': (op) => (op === 'bill-payment' ? ['rule:4.4'] : []),
 };
 
-function rowsNamed(spec: SpecView, op: string, name: string): string[] {
-  return (spec.fieldTables.messages[`${op}.request`]?.fields ?? []).filter((r) => fieldName(r.path) === name).map((r) => `row:${op}.request:${r.path}`);
-}
-function rateRows(spec: SpecView, op: string): string[] {
-  const title = spec.facts.operations.find((o) => o.id === op)?.title.split(' ')[0] ?? '';
-  return spec.facts.limits.filter((l) => /rate/i.test(l.name) && title && l.name.includes(title)).map((l) => `limits:${l.name}`);
-}
+const rowsNamed = (spec: SpecView, op: string, name: string) => rowRefs(spec, op, 'request', (r) => fieldName(r.path) === name);
+const rateRows = rateRowRefs;
 
 /** Whether a body carries a table path: any element of each array, tags compared without the document's prefix. */
 function carries(body: unknown, path: string, prefix: string): boolean {

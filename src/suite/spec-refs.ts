@@ -13,7 +13,7 @@
  */
 import { operation, operations, type OperationId } from '../contract/catalogue.js';
 import { fieldName, messageTable, type FieldRow } from '../contract/field-tables.js';
-import { currentSpec, type SpecRef } from '../contract/spec-refs.js';
+import { currentSpec, limitRowRefs, rateRowRefs, rowRefs, type SpecRef } from '../contract/spec-refs.js';
 import type { RuleFamily } from '../vocabulary/verdicts.js';
 
 /** What of a case definition (case.ts) its references follow from; case.ts records them, so this module does not import it. */
@@ -28,18 +28,11 @@ type CaseDefinition = RefSubject;
 
 export interface CaseSpecRefs { tests: SpecRef[]; builtFrom: SpecRef[] }
 
-const row = (op: string, direction: 'request' | 'response', r: FieldRow): SpecRef => `row:${op}.${direction}:${r.path}`;
-const rows = (op: OperationId, direction: 'request' | 'response', keep: (r: FieldRow) => boolean): SpecRef[] =>
-  messageTable(op, direction).fields.filter(keep).map((r) => row(op, direction, r));
+const rows = (op: OperationId, direction: 'request' | 'response', keep: (r: FieldRow) => boolean): SpecRef[] => rowRefs(currentSpec(), op, direction, keep);
 /** The answer's status rows: what a case reads to tell an in-band refusal from an acceptance. */
 const STATUS_FIELDS = new Set(['Status', 'StatusCode', 'StatusDetail']);
-/** The limits table's row whose name mentions `word` (none where the document has no such row). */
-const limitRow = (word: string): SpecRef[] => currentSpec().facts.limits.filter((l) => l.name.includes(word)).map((l) => `limits:${l.name}`);
-/** The limits table's rate row of an operation: the one naming its title. */
-const rateRow = (op: OperationId): SpecRef[] => {
-  const title = currentSpec().facts.operations.find((o) => o.id === op)?.title ?? operation(op).title;
-  return currentSpec().facts.limits.filter((l) => /rate/i.test(l.name) && l.name.includes(title.split(' ')[0]!)).map((l) => `limits:${l.name}`);
-};
+const limitRow = (word: string): SpecRef[] => limitRowRefs(currentSpec(), word);
+const rateRow = (op: OperationId): SpecRef[] => rateRowRefs(currentSpec(), op);
 const rule = (...ids: string[]): SpecRef[] => ids.filter((id) => currentSpec().facts.rules.some((r) => r.id === id)).map((id) => `rule:${id}`);
 
 /** The request row a mutation case (`<op>.req.<field>.<kind>`, generators/mutations.ts) changes: field names are unique within a table. */
