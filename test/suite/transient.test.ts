@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import Fastify from 'fastify';
+import { request } from 'undici';
+import { operation } from '../../src/contract/catalogue.js';
 import { startMock, type RunningMock } from '../../src/mock/index.js';
 import { TOKEN_PATH } from '../../src/mock/token.js';
 import { caseResults, type SuiteRun } from '../../src/prove/run-suite.js';
@@ -213,4 +215,89 @@ test('the smoke profile: every family on every operation (rate limits on the bil
   }
   const list = await runSuite({ SADAD_PROFILE: 'smoke' }, ['--list']);
   expect(list.output).toContain(`Total: ${SMOKE_CASES.size} tests`);
+});
+
+/**
+ * A gateway in front of `mock` that blips: `blip(path, n)` decides for the n-th call to `path` among
+ * those that arrived within 300 ms (a burst and what follows it at once) whether it is answered with
+ * the gateway's 503 page, before the mock sees it (`before`: the limiter never counts it) or instead of
+ * the mock's answer (`after`: counted). Other calls are passed on, `latencyMs` late.
+ */
+async function blippingGateway(mock: RunningMock, blip: (path: string, n: number) => 'before' | 'after' | undefined, latencyMs = 0) {
+  const arrivals = new Map<string, number[]>();
+  const blips: string[] = [];
+  const page = '<html><body>503 Service Temporarily Unavailable</body></html>';
+  const gateway = Fastify();
+  gateway.removeAllContentTypeParsers();
+  gateway.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  gateway.all('/*', async (req, reply) => {
+    const now = Date.now();
+    const seen = [...(arrivals.get(req.url) ?? []), now];
+    arrivals.set(req.url, seen);
+    const n = seen.filter((t) => now - t < 300).length;
+    const when = blip(req.url, n);
+    if (when) blips.push(`${req.url} #${n} ${when}`);
+    if (when === 'before') return reply.code(503).header('content-type', 'text/html').send(page);
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+    const answer = await request(`${mock.url}${req.url}`, { method: req.method as 'POST', headers, body: req.body as Buffer | undefined });
+    const body = Buffer.from(await answer.body.arrayBuffer());
+    if (when === 'after') return reply.code(503).header('content-type', 'text/html').send(page);
+    if (latencyMs) await new Promise((r) => setTimeout(r, latencyMs));
+    return reply.code(answer.statusCode).headers(Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !['connection', 'transfer-encoding', 'content-length'].includes(k)))).send(body);
+  });
+  await gateway.listen({ host: '127.0.0.1', port: 0 });
+  return { url: `http://127.0.0.1:${(gateway.server.address() as { port: number }).port}`, blips, close: () => gateway.close() };
+}
+
+test('a blip on the call over the limit hides whether the limiter accepted it: the check is repeated, and a target accepting one call too many still FAILs', async () => {
+  // the limiter accepts 11 of 10 (rate-limit-one-extra); a gateway in front turns the answer to the
+  // 11th call of the first burst into a 503 after the limiter counted it, so the probe after it is
+  // refused (the 12th): exactly what a conformant limiter behind a blip looks like. Seen in the
+  // detection run with faults, where it was read as the limit kept, and the defect missed.
+  const mock = await startMock({ port: 0, rateWindowSeconds: 1, rateLimits: { bill: 10, moi: 3 }, defects: ['rate-limit-one-extra'] });
+  let first = true;
+  const gateway = await blippingGateway(mock, (path, n) => {
+    if (path !== operation('bill-enquiry').path || n !== 11 || !first) return undefined;
+    first = false;
+    return 'after';
+  });
+  try {
+    const run = await suiteAgainst({ ...mock, url: gateway.url } as RunningMock, { SADAD_CASES: 'bill-enquiry.rate.limit' });
+    const c = caseResults(run).find((r) => r.id === 'bill-enquiry.rate.limit')!;
+    expect(gateway.blips, 'the gateway hid the answer to the 11th call once').toHaveLength(1);
+    expect([c.verdict, c.notes.map((n) => n.text).join(' | ')], run.output.slice(-2000)).toEqual(['FAIL', expect.stringMatching(/all 11 calls sent together were accepted/)]);
+  } finally {
+    await gateway.close();
+    await mock.close();
+  }
+});
+
+test('blips that look like a limiter are not believed from one check: two refused calls of a burst and the probe after them are no spacing, the over-limit call and the probe after it no 503 limiter', async () => {
+  // a conformant limiter behind a gateway that drops calls with its 503 page before they reach it, in
+  // the first burst of each operation only. Bill enquiry: the 10th and 11th calls of the burst and the
+  // probe after them, the answers 20 ms late (before: "accepts 9 of 11: calls are let through one per
+  // ~50 ms", a FAIL). MOI enquiry: the call over the limit and the probe after it (before: "the limiter
+  // refuses a call over the limit with HTTP 503", a WARN). Both seen in the detection run with faults
+  const mock = await startMock({ port: 0, rateWindowSeconds: 1, rateLimits: { bill: 10, moi: 3 } });
+  const planned = new Map([[operation('bill-enquiry').path, [10, 11, 12]], [operation('moi-enquiry').path, [4, 5]]]);
+  // the first burst's: within 300 ms of the first blip of its operation
+  const firstBlip = new Map<string, number>();
+  const gateway = await blippingGateway(mock, (path, n) => {
+    if (!planned.get(path)?.includes(n)) return undefined;
+    if (!firstBlip.has(path)) firstBlip.set(path, Date.now());
+    return Date.now() - firstBlip.get(path)! < 300 ? 'before' : undefined;
+  }, 20);
+  try {
+    const run = await suiteAgainst({ ...mock, url: gateway.url } as RunningMock, { SADAD_CASES: 'bill-enquiry.rate.limit,moi-enquiry.rate.limit' });
+    // (the probe after the bill burst is sent only when that burst is read as a spacing limiter's)
+    expect(gateway.blips, 'the bursts met their blips').toEqual(expect.arrayContaining([10, 11].map((n) => `${operation('bill-enquiry').path} #${n} before`).concat([4, 5].map((n) => `${operation('moi-enquiry').path} #${n} before`))));
+    for (const id of ['bill-enquiry.rate.limit', 'moi-enquiry.rate.limit']) {
+      const c = evidence(run).find((r) => r.id === id)!;
+      expect([id, c.verdict, c.notes.map((n) => n.text).join(' | ')], run.output.slice(-2000)).toEqual([id, 'PASS', '']);
+      expect(String(c.observations?.['check 1']), 'the first check was repeated').toMatch(/not judged: HTTP 503 .*the limiter's answer, or a gateway's blips/);
+    }
+  } finally {
+    await gateway.close();
+    await mock.close();
+  }
 });

@@ -8,7 +8,9 @@
  * - The refusal's status is the limiter's: a 429, or another status (nginx's default 503, a 403)
  *   given to exactly the calls over the limit, consistently, which is a WARN naming it, and which
  *   the pacer then reads as the limiter's answer everywhere else in the run (pacer/over-limit.ts).
- *   A 503 on the call over the limit is seen twice before it is believed: once it may be a blip.
+ *   A 5xx on the calls over the limit is believed only when two checks, each from a fresh window,
+ *   meet it there: once it may be a gateway's blip (or two, or a probe's); a blip there (the next
+ *   call refused otherwise) hides what the limiter answered, and the check is repeated.
  * - The reset: a call after the window that is refused is tried again, with growing pauses, for up
  *   to two windows more (a blending limiter like HAProxy's counts the burst a little longer, and
  *   counts every refused try too); PASS when the first call after the window is accepted, WARN
@@ -60,7 +62,7 @@ const OVER_CHECKS = 3;
 
 /**
  * `at`: when the fault that bent the check happened (ms), to tell whether an outage covered it.
- * `suspect`: a 5xx on exactly the call over the limit, to be seen again before it is believed.
+ * `suspect`: a 5xx on the calls over the limit, to be seen again in the next check before it is believed.
  */
 /**
  * `unless-outage`: a 5xx that may be the outage's rather than the limiter's. Decided once the
@@ -210,6 +212,15 @@ async function oneCheck(c: CaseContext, f: Frame, check: number, bodies: Request
   const consistent = signatures.size === 1;
   const status = refused[0]!.response!.status;
   if (accepted < limit) {
+    // the same 5xx on every refused call may be a limiter's (nginx limit_req without burst answers 503
+    // by default) or a gateway's blips that met two calls of the burst (seen in the detection run with
+    // faults: the blips read as a limiter that spaces calls, a false FAIL). Repeated from a fresh
+    // window, and believed when the next burst meets it again
+    const few = `few:${answerSignature(refused[0]!)}`;
+    if (consistent && status >= 500 && suspect !== few) {
+      const kinds = refused.map((ex) => c.fault(ex, c.def.op, { allow429: true })).filter(Boolean);
+      return { result: 'bent', why: `HTTP ${status} on the ${refused.length} calls refused inside the burst (${kinds.join(', ') || 'a 5xx'}): the limiter's answer, or a gateway's blips`, at: end, suspect: few };
+    }
     if (consistent) {
       const spacing = await measureSpacing(c, f, burst, outcomes, bodies, via, tag);
       if (spacing) return c.stop(spacing.text, spacing.cause);
@@ -222,13 +233,14 @@ async function oneCheck(c: CaseContext, f: Frame, check: number, bodies: Request
     return c.stop(`only ${accepted} of ${limit + 1} calls sent together in a fresh window were accepted, expected ${limit}: ${refused.slice(0, 2).map(summarize).join(' | ')}`);
   }
   // exactly the limit accepted: the one refused call is the limiter's answer
-  let overEx = refused[0]!;
-  let o = outcomes[refusedIdx[0]!]!;
-  let signature = answerSignature(overEx);
-  if (status >= 500 && suspect !== signature) {
+  const overEx = refused[0]!;
+  const o = outcomes[refusedIdx[0]!]!;
+  const signature = answerSignature(overEx);
+  if (status >= 500) {
     // nginx's limit_req answers 503 by default, which is also what a gateway blip looks like: one
     // more call at once, still inside the window, tells them apart. The limiter answers it alike; a
-    // blip (never counted by the limiter) leaves the limiter's own refusal to it, or a free slot
+    // blip (never counted by the limiter) leaves the limiter's own refusal to it, or a free slot.
+    // Believed when two checks, each from a fresh window, see it so
     const probe = await c.send({ body: bodies[refusedIdx[0]!]!, via, retry: 'none', label: `${tag}one more call at once: the limiter's answer again, or a blip` });
     const p = c.classify(probe);
     if (p.kind === 'accepted') {
@@ -237,13 +249,18 @@ async function oneCheck(c: CaseContext, f: Frame, check: number, bodies: Request
       if (reach >= refillMs(f)) return { result: 'bent', why: `HTTP ${status} on the call over the limit, then one more call accepted, but it left ${ms(reach)} after the burst's first, time enough for a token bucket to free a call (one per ${ms(refillMs(f))})`, at: endOf(probe) };
       return { result: 'over', spread: `${spread}; HTTP ${status} on call ${refusedIdx[0]! + 1} was a blip, and one more call at once was accepted too` };
     }
+    // the same 5xx again: a limiter answering so, or a gateway's blips one after another (seen in the
+    // detection run with faults: two blips read as a limiter answering 503, a false WARN)
+    const over = `over:${signature}`;
     if (answerSignature(probe) !== signature) {
       c.fault(overEx, c.def.op);
       if (p.kind !== 'rejected') return { result: 'bent', why: `HTTP ${status} on the call over the limit, then ${c.fault(probe, c.def.op) ?? p.detail}`, at: endOf(probe) };
-      // the 5xx was a blip: the limiter's own refusal is the probe's
-      overEx = probe; o = p; signature = answerSignature(probe);
-      c.observe('blip', `HTTP ${status} on call ${refusedIdx[0]! + 1} was a blip: one more call at once got the limiter's ${p.detail}`);
+      // the 5xx was a blip, and the limiter refused the call after it: but the blip hid what the limiter
+      // answered the call over the limit, and a target that accepts one too many, its extra call hidden
+      // so, answers exactly alike (seen in the detection run with faults: the defect missed). Repeated.
+      return { result: 'bent', why: `HTTP ${status} on call ${refusedIdx[0]! + 1} was a blip (one more call at once got the limiter's ${p.detail}): it hid whether the limiter accepted that call`, at: endOf(probe) };
     }
+    if (suspect !== over) return { result: 'bent', why: `HTTP ${status} on the call over the limit and on one more call at once: the limiter's answer, or a gateway's blips`, at: endOf(probe), suspect: over };
   }
   const learn = o.status !== 429 ? () => c.input('pacing', `learn ${o.status}`, () => c.rt.pacer.learnOverLimit({ status: o.status!, signature, op: c.def.op }).then(() => true).catch(() => false)) : undefined;
   recordRefusal(c, overEx, o);
