@@ -6,7 +6,7 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import forge from 'node-forge';
+import { nodeForge } from '../base/forge.js';
 import { ConfigError } from '../contract/prefix.js';
 import { registerSecretHeader } from './redact.js';
 
@@ -42,6 +42,7 @@ function loadPrivateKey(file: string, passphrase: string | undefined): KeyObject
 
 /** Node's crypto cannot open PKCS#12; node-forge does, and hands the key over as PEM. */
 function privateKeyFromPkcs12(data: Buffer, passphrase: string | undefined): KeyObject {
+  const forge = nodeForge();
   try {
     const p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(data.toString('binary')), passphrase ?? '');
     const bags = p12.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag! })[forge.pki.oids.pkcs8ShroudedKeyBag!] ?? p12.getBags({ bagType: forge.pki.oids.keyBag! })[forge.pki.oids.keyBag!] ?? [];

@@ -9,7 +9,8 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import forge from 'node-forge';
+import type Forge from 'node-forge';
+import { nodeForge } from '../base/forge.js';
 import { ConfigError } from '../contract/prefix.js';
 
 /** What a report may say about a certificate: never the key, never the passphrase. */
@@ -144,7 +145,8 @@ function loadPemClient(env: Env, now: number): ClientCertificate {
 function loadPfxClient(env: Env, now: number): ClientCertificate {
   const read = readVariableFile(env, 'SADAD_TLS_PFX')!;
   const passphrase = value(env, 'SADAD_TLS_PASSPHRASE') ?? '';
-  let p12: forge.pkcs12.Pkcs12Pfx;
+  const forge = nodeForge();
+  let p12: Forge.pkcs12.Pkcs12Pfx;
   try {
     p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(read.data.toString('binary')), passphrase);
   } catch (e) {

@@ -4,7 +4,7 @@
  * setup and the smoke profile read the same definitions (without running anything).
  */
 import { operations, type OperationId } from '../contract/catalogue.js';
-import { collectCases, type CaseSpec } from './case.js';
+import { collectCases, interleave, type CaseSpec } from './case.js';
 
 export { registrationOf, registrationWith, type Registration } from './registration.js';
 import { processVariables, selectionOfVariables, type Settings } from '../config/settings.js';
@@ -56,14 +56,56 @@ export function allCases(reg: Registration): CaseSpec[] {
  * (--grep, --shard) are not applied here; the suite's selection (SADAD_CASES, the profile) is.
  */
 export function plannedCaseDefinitions(reg: Registration, keep: (id: string) => boolean): { def: CaseSpec[0]; file: string }[] {
-  return Object.entries(CASE_GROUPS).flatMap(([group, cases]) => cases(reg).flat().filter(([def]) => keep(def.id)).map(([def]) => ({ def, file: `specs/${group}.spec.ts` })));
+  return (Object.keys(CASE_GROUPS) as Group[]).flatMap((group) => {
+    const files = filesOf(reg, group);
+    return CASE_GROUPS[group](reg).flat().filter(([def]) => keep(def.id)).map(([def]) => ({ def, file: files.get(def.id)! }));
+  });
+}
+
+type Group = keyof typeof CASE_GROUPS;
+
+/**
+ * The groups whose spec file is split in parts (`specs/<group>.<n>.spec.ts`, n from 1). For every
+ * test it runs, a Playwright worker clones its file's whole suite and hashes the id of every test in
+ * it (bindFileSuiteToProject, with each test a group of its own under fullyParallel): the 322
+ * request-field cases in one file cost a full run about 0.3 CPU-s in each worker, a twentieth of
+ * its CPU, and the project's tests make a few dozen runs. In parts of about 80 a quarter of that.
+ */
+export const SPEC_PARTS: Partial<Record<Group, number>> = { 'request-fields': 4 };
+
+/** The spec file that registers a group's cases, or one part of it. */
+export const specFileOf = (group: Group, part?: number) => `specs/${group}${part === undefined ? '' : `.${part}`}.spec.ts`;
+
+/**
+ * The spec file that registers each of a group's cases. A split group's lists (one per operation)
+ * are each cut in SPEC_PARTS consecutive runs, part n holding the n-th run of every list: which
+ * part holds a case depends on the profile only, never on the selection (a resumed run's cases keep
+ * their file), and each part interleaves every operation as the whole file did.
+ */
+function filesOf(reg: Registration, group: Group): Map<string, string> {
+  const parts = SPEC_PARTS[group];
+  return new Map(CASE_GROUPS[group](reg).flatMap((list) => list.map(([def], i) => [def.id, specFileOf(group, parts ? Math.floor(i / Math.ceil(list.length / parts)) + 1 : undefined)] as const)));
 }
 
 /**
  * A spec file's cases as this run registers and selects them (its settings, read once in the
  * process: the runner's, or the ones its global setup published for the workers), interleaved.
  */
-export function specCases(settings: Settings | ConfigError, group: keyof typeof CASE_GROUPS): CaseSpec[][] {
+export function specCases(settings: Settings | ConfigError, group: Group): CaseSpec[][] {
+  const { reg, selected } = selectionOf(settings);
+  return CASE_GROUPS[group](reg).map((l) => l.filter(([def]) => selected(def.id)));
+}
+
+/** One part of a split group's spec file (SPEC_PARTS): its cases as this run selects them, interleaved. */
+export function specPart(settings: Settings | ConfigError, group: Group, part: number): CaseSpec[] {
+  const { reg, selected } = selectionOf(settings);
+  const file = specFileOf(group, part);
+  const files = filesOf(reg, group);
+  return interleave(CASE_GROUPS[group](reg).map((l) => l.filter(([def]) => files.get(def.id) === file && selected(def.id))));
+}
+
+/** The registration and the selection of a run's settings, as the spec files read them. */
+function selectionOf(settings: Settings | ConfigError): { reg: Registration; selected: (id: string) => boolean } {
   let reg: Registration;
   let selected: (id: string) => boolean;
   if (settings instanceof ConfigError) {
@@ -77,5 +119,5 @@ export function specCases(settings: Settings | ConfigError, group: keyof typeof 
     reg = registrationOf(settings);
     selected = caseFilter(settings.run.selection);
   }
-  return CASE_GROUPS[group](reg).map((l) => l.filter(([def]) => selected(def.id)));
+  return { reg, selected };
 }
