@@ -19,6 +19,34 @@ const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 // (with the payment's schema case: a rejection means something once the target has accepted a payment in the run)
 const SELECTION = { SADAD_CASES: 'bill-enquiry.*,bill-payment.req.*,bill-payment.res.schema', ...LOADED_WINDOW };
 
+// the longest first: the signals project runs two at a time, and Playwright hands tests out in file order
+test('a worker killed under a running case: that case is NOT_RUN with the reason, not ERROR, and the other cases finish', async () => {
+  // 28 one-call rejection cases and the case that shows the target accepts bill enquiries at all (fewer
+  // than 60: one worker, one after the other), each answer held 400 ms. The
+  // kill comes 150 ms after the 10th evidence file appeared (seen within 50 ms): the next case
+  // started at once, and its answer is still 200 ms or more away, so the worker dies mid-case.
+  // (A case that already wrote its evidence when its worker died keeps its verdict: finished work is
+  // never thrown away, and there would be no case to be NOT_RUN.)
+  const run = startCertify({ SADAD_CASES: 'bill-enquiry.req.*.missing,bill-enquiry.req.*.null,bill-enquiry.res.schema', MOCK_FAULTS: 'latency=400' });
+  await whenEvidence(run, 10);
+  await new Promise((r) => setTimeout(r, 150));
+  const workers = execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' }).split('\n')
+    .map((l) => l.trim().split(/\s+/)).filter((f) => f[1] === String(run.child.pid) && f.join(' ').includes('workerProcessEntry'));
+  expect(workers.length).toBeGreaterThan(0);
+  process.kill(Number(workers[0]![0]), 'SIGKILL');
+  const done = await run.done;
+  expect(done.code).toBe(1);
+  expect(done.output).toMatch(/worker process exited unexpectedly \(code=null, signal=SIGKILL\)/);
+  const report: CertificationReport = read(join(done.reportsDir, 'certification.json'));
+  const killed = /› (\S+) §[^\n]*\n\s*\n?\s*Error: worker process exited unexpectedly/.exec(done.output)?.[1];
+  const notRun = report.cases.filter((c) => c.verdict === 'NOT_RUN');
+  expect(notRun.map((c) => c.id), 'the case the worker was running').toEqual([killed]);
+  expect(notRun[0]!.notes[0]!.text).toBe('did not finish: the worker process running it exited unexpectedly (code=null, signal=SIGKILL)');
+  expect(report.counts.byVerdict.ERROR).toBe(0);
+  expect(report.counts.byVerdict.PASS + report.counts.byVerdict.NOT_RUN + report.counts.byVerdict.WARN + report.counts.byVerdict.OBSERVED + report.counts.byVerdict.NOT_APPLICABLE).toBe(report.counts.cases);
+  expect(report.outcome.reasons[0]).toMatch(/a worker process died/);
+});
+
 test('SIGKILL to the run\'s process group: --report builds the package from what finished, --resume finishes it', async () => {
   const run = startCertify(SELECTION);
   await whenEvidence(run, 40);
@@ -69,30 +97,3 @@ for (const [what, viaNpm] of [['the certify process', false], ['`npm run certify
     expect(read(join(stopped.reportsDir, 'pacing.json')).operations, 'the global teardown ran').toBeTruthy();
   });
 }
-
-test('a worker killed under a running case: that case is NOT_RUN with the reason, not ERROR, and the other cases finish', async () => {
-  // 28 one-call rejection cases and the case that shows the target accepts bill enquiries at all (fewer
-  // than 60: one worker, one after the other), each answer held 400 ms. The
-  // kill comes 150 ms after the 10th evidence file appeared (seen within 50 ms): the next case
-  // started at once, and its answer is still 200 ms or more away, so the worker dies mid-case.
-  // (A case that already wrote its evidence when its worker died keeps its verdict: finished work is
-  // never thrown away, and there would be no case to be NOT_RUN.)
-  const run = startCertify({ SADAD_CASES: 'bill-enquiry.req.*.missing,bill-enquiry.req.*.null,bill-enquiry.res.schema', MOCK_FAULTS: 'latency=400' });
-  await whenEvidence(run, 10);
-  await new Promise((r) => setTimeout(r, 150));
-  const workers = execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' }).split('\n')
-    .map((l) => l.trim().split(/\s+/)).filter((f) => f[1] === String(run.child.pid) && f.join(' ').includes('workerProcessEntry'));
-  expect(workers.length).toBeGreaterThan(0);
-  process.kill(Number(workers[0]![0]), 'SIGKILL');
-  const done = await run.done;
-  expect(done.code).toBe(1);
-  expect(done.output).toMatch(/worker process exited unexpectedly \(code=null, signal=SIGKILL\)/);
-  const report: CertificationReport = read(join(done.reportsDir, 'certification.json'));
-  const killed = /› (\S+) §[^\n]*\n\s*\n?\s*Error: worker process exited unexpectedly/.exec(done.output)?.[1];
-  const notRun = report.cases.filter((c) => c.verdict === 'NOT_RUN');
-  expect(notRun.map((c) => c.id), 'the case the worker was running').toEqual([killed]);
-  expect(notRun[0]!.notes[0]!.text).toBe('did not finish: the worker process running it exited unexpectedly (code=null, signal=SIGKILL)');
-  expect(report.counts.byVerdict.ERROR).toBe(0);
-  expect(report.counts.byVerdict.PASS + report.counts.byVerdict.NOT_RUN + report.counts.byVerdict.WARN + report.counts.byVerdict.OBSERVED + report.counts.byVerdict.NOT_APPLICABLE).toBe(report.counts.cases);
-  expect(report.outcome.reasons[0]).toMatch(/a worker process died/);
-});
