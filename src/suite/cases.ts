@@ -76,6 +76,9 @@ export const SPEC_PARTS: Partial<Record<Group, number>> = { 'request-fields': 4 
 /** The spec file that registers a group's cases, or one part of it. */
 export const specFileOf = (group: Group, part?: number) => `specs/${group}${part === undefined ? '' : `.${part}`}.spec.ts`;
 
+/** The part of a split group (1..parts) that holds the `index`-th case of a list of `length`. */
+const partOf = (length: number, index: number, parts: number) => Math.floor(index / Math.ceil(length / parts)) + 1;
+
 /**
  * The spec file that registers each of a group's cases. A split group's lists (one per operation)
  * are each cut in SPEC_PARTS consecutive runs, part n holding the n-th run of every list: which
@@ -84,8 +87,11 @@ export const specFileOf = (group: Group, part?: number) => `specs/${group}${part
  */
 function filesOf(reg: Registration, group: Group): Map<string, string> {
   const parts = SPEC_PARTS[group];
-  return new Map(CASE_GROUPS[group](reg).flatMap((list) => list.map(([def], i) => [def.id, specFileOf(group, parts ? Math.floor(i / Math.ceil(list.length / parts)) + 1 : undefined)] as const)));
+  return new Map(CASE_GROUPS[group](reg).flatMap((list) => list.map(([def], i) => [def.id, specFileOf(group, parts ? partOf(list.length, i, parts) : undefined)] as const)));
 }
+
+/** A split group's lists, made once per registration in a process: each of its part files reads them. */
+const splitLists = new Map<string, CaseSpec[][]>();
 
 /**
  * A spec file's cases as this run registers and selects them (its settings, read once in the
@@ -99,9 +105,10 @@ export function specCases(settings: Settings | ConfigError, group: Group): CaseS
 /** One part of a split group's spec file (SPEC_PARTS): its cases as this run selects them, interleaved. */
 export function specPart(settings: Settings | ConfigError, group: Group, part: number): CaseSpec[] {
   const { reg, selected } = selectionOf(settings);
-  const file = specFileOf(group, part);
-  const files = filesOf(reg, group);
-  return interleave(CASE_GROUPS[group](reg).map((l) => l.filter(([def]) => files.get(def.id) === file && selected(def.id))));
+  const key = JSON.stringify([group, reg]);
+  const lists = splitLists.get(key) ?? CASE_GROUPS[group](reg);
+  splitLists.set(key, lists);
+  return interleave(lists.map((l) => l.filter(([def], i) => partOf(l.length, i, SPEC_PARTS[group] ?? 1) === part && selected(def.id))));
 }
 
 /** The registration and the selection of a run's settings, as the spec files read them. */
