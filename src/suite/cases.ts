@@ -57,8 +57,9 @@ export function allCases(reg: Registration): CaseSpec[] {
  */
 export function plannedCaseDefinitions(reg: Registration, keep: (id: string) => boolean): { def: CaseSpec[0]; file: string }[] {
   return (Object.keys(CASE_GROUPS) as Group[]).flatMap((group) => {
-    const files = filesOf(reg, group);
-    return CASE_GROUPS[group](reg).flat().filter(([def]) => keep(def.id)).map(([def]) => ({ def, file: files.get(def.id)! }));
+    const lists = CASE_GROUPS[group](reg);
+    const files = filesOf(lists, group);
+    return lists.flat().filter(([def]) => keep(def.id)).map(([def]) => ({ def, file: files.get(def.id)! }));
   });
 }
 
@@ -80,14 +81,14 @@ export const specFileOf = (group: Group, part?: number) => `specs/${group}${part
 const partOf = (length: number, index: number, parts: number) => Math.floor(index / Math.ceil(length / parts)) + 1;
 
 /**
- * The spec file that registers each of a group's cases. A split group's lists (one per operation)
+ * The spec file that registers each of a group's cases (its lists, one per operation). A split group's lists
  * are each cut in SPEC_PARTS consecutive runs, part n holding the n-th run of every list: which
  * part holds a case depends on the profile only, never on the selection (a resumed run's cases keep
  * their file), and each part interleaves every operation as the whole file did.
  */
-function filesOf(reg: Registration, group: Group): Map<string, string> {
+function filesOf(lists: CaseSpec[][], group: Group): Map<string, string> {
   const parts = SPEC_PARTS[group];
-  return new Map(CASE_GROUPS[group](reg).flatMap((list) => list.map(([def], i) => [def.id, specFileOf(group, parts ? partOf(list.length, i, parts) : undefined)] as const)));
+  return new Map(lists.flatMap((list) => list.map(([def], i) => [def.id, specFileOf(group, parts ? partOf(list.length, i, parts) : undefined)] as const)));
 }
 
 /** A split group's lists, made once per registration in a process: each of its part files reads them. */
