@@ -15,9 +15,13 @@ import { defineConfig } from '@playwright/test';
  *   full clean package share one run (test/support/shared-run.ts: the first to ask makes it);
  *   `shared-run-check`, their teardown, fails if a test changed it.
  * - `timing`: unit tests that measure milliseconds (TIMING), after the end-to-end tests.
- * - `signals`: the tests that stop a run with a signal (kill, interrupt) run last, two at a time,
- *   with nothing else beside them: under the other workers' load a case in flight met an ERROR as the
- *   run stopped, and a SIGTERM let a run go on to its end (each seen once in CI).
+ * - `signals`: the tests that stop a run with a signal (kill, interrupt), after the end-to-end tests
+ *   too, two at a time, with only the timing tests beside them: under the other workers' load a case
+ *   in flight met an ERROR as the run stopped, and a SIGTERM let a run go on to its end (each seen
+ *   once in CI). The two sit well together: the timing tests mostly wait on their timers, and a
+ *   signal test's run is a session of its own (setsid), which Linux schedules as a group apart from
+ *   the test workers, so a timing test waking up is not queued behind it. Side by side the two take
+ *   about 35 s, one after the other 48 s (measured on the 2-core machine).
  *
  * Most tests wait (on windows, child runs, timers) rather than compute: 6 workers on 2 cores
  * (`TEST_WORKERS=N`), at most 4 of them end-to-end, so that two run the unit tests from the start.
@@ -81,12 +85,13 @@ export default defineConfig({
     // e2e first: its long tests start first; at most 4 at a time (they compute: child runs, gateways),
     // so that from the start two workers run the unit tests, most of whose time is waits on windows
     { name: 'e2e-long', testMatch: E2E_LONG, teardown: 'shared-run-check', workers: E2E_WORKERS },
+    // after e2e (and so after unit and the shared run too: earlier phases), beside timing; listed
+    // before it so that its long tests are handed out first and timing's short ones fill around them
+    { name: 'signals', testMatch: SIGNALS, dependencies: ['e2e-long', 'e2e'], workers: 2 },
     // before unit: alone (`npm run test:unit`, --no-deps) its long waits start first
     { name: 'timing', testMatch: TIMING, dependencies: ['e2e-long', 'e2e'] },
     { name: 'unit', testIgnore: [...E2E, ...SIGNALS, ...TIMING] },
     { name: 'e2e', testMatch: E2E.filter((f) => !E2E_LONG.includes(f)), teardown: 'shared-run-check', workers: E2E_WORKERS },
     { name: 'shared-run-check', testMatch: 'shared-run.teardown.ts' },
-    // after e2e, and so after unit and the shared run too (earlier phases): last, with nothing beside them
-    { name: 'signals', testMatch: SIGNALS, dependencies: ['timing'], workers: 2 },
   ],
 });
