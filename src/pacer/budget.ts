@@ -188,8 +188,22 @@ export class Budget {
     this.pump();
   }
 
+  /**
+   * The run is stopping: nothing waiting is granted, and nothing asked for from now on (the waits
+   * never resolve; the coordinator answers them with `stopping`). Calls granted before go on and are
+   * released as usual, so the operation's figures count only calls that were sent.
+   */
+  stop(): void {
+    this.stopped = true;
+    this.queue = [];
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+  }
+
+  private stopped = false;
+
   private enqueue(exclusive: boolean, size = 0): Promise<number> {
     const asked = this.now();
+    if (this.stopped) return new Promise<number>(() => {});
     return new Promise<number>((resolve) => {
       this.queue.push({ exclusive, size, asked, resolve: (id) => { this.stats.waitedMs += this.now() - asked; resolve(id); } });
       this.pump();

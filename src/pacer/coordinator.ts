@@ -9,7 +9,20 @@ import { OverLimitAnswers, type OverLimitAnswer, type Refusal } from './over-lim
 import { OutageWatch, type Health, type OutageOptions } from './outage.js';
 import { Preconditions, type PreconditionReport } from './facts.js';
 
-export interface Coordinator { url: string; close(): Promise<void>; app: FastifyInstance; watch: OutageWatch | undefined }
+export interface Coordinator {
+  url: string; close(): Promise<void>; app: FastifyInstance; watch: OutageWatch | undefined;
+  /**
+   * The run is stopping: every grant waited for, and every one asked for from now on, is answered at
+   * once with `{ stopping: true }` (RemotePacer throws RunStopping). A case that started as the stop
+   * came and was not interrupted (Playwright interrupts only a test whose step is under way) would
+   * otherwise wait for its grant until its test timeout: behind an exclusive hold of a case that was
+   * interrupted, a minute after a Ctrl-C (seen in the project's interrupt test).
+   */
+  stop(): void;
+}
+
+/** What a grant waited for became once the run was stopping. */
+const STOPPING = { stopping: true } as const;
 
 /**
  * `outage`: watch the target's availability through every call's outcome, and pause every grant
@@ -36,19 +49,28 @@ export async function startCoordinator(plan: PacingPlan & { leaseMs: number; cla
   };
   // A worker that dies mid-call must not stall the run: every grant expires after its lease.
   const lease = (release: () => void) => setTimeout(release, plan.leaseMs).unref();
+  // once the run stops, the budgets grant nothing more (Budget.stop) and every wait is answered with STOPPING
+  let stopRun!: () => void;
+  const stopped = new Promise<typeof STOPPING>((resolve) => { stopRun = () => resolve(STOPPING); });
+  // (a grant that came in the same turn as the stop is given back: nobody is waiting for it)
+  const unlessStopping = async <T>(wait: Promise<T>, giveBack: (t: T) => void): Promise<T | typeof STOPPING> => {
+    const r = await Promise.race([wait, stopped]);
+    if (r === STOPPING) void wait.then(giveBack);
+    return r;
+  };
 
   app.post<{ Body: { op: string } }>('/acquire', async (req) => {
     const b = budget(req.body.op);
     // while the target is down (or being probed) nothing is granted: the whole run pauses
-    await watch?.gate();
-    const slot = await b.acquire();
+    const slot = await unlessStopping((async () => { await watch?.gate(); return b.acquire(); })(), (slot) => b.release(slot));
+    if (typeof slot !== 'number') return STOPPING;
     lease(() => b.release(slot));
     return { slot };
   });
   app.post<{ Body: { op: string; size?: number } }>('/exclusive', async (req) => {
     const b = budget(req.body.op);
-    await watch?.gate();
-    const holder = await b.acquireExclusive(req.body.size);
+    const holder = await unlessStopping((async () => { await watch?.gate(); return b.acquireExclusive(req.body.size); })(), (holder) => b.releaseExclusive(holder));
+    if (typeof holder !== 'number') return STOPPING;
     // a hold waits out a window and may look for the limiter's reset two windows more
     setTimeout(() => b.releaseExclusive(holder), plan.leaseMs * 4 + 6 * plan.windowSeconds * 1000).unref();
     return { holder };
@@ -78,7 +100,7 @@ export async function startCoordinator(plan: PacingPlan & { leaseMs: number; cla
   app.post<{ Body: { key: string } & PreconditionReport }>('/precondition-report', async (req) => { const { key, ...r } = req.body; preconditions.report(key, r); return {}; });
   app.post<{ Body: { health: Health } }>('/health', async (req) => { watch?.report(req.body.health); return {}; });
   app.post<{ Body: { settle?: boolean } | undefined }>('/outages', async (req) => {
-    if (req.body?.settle) await watch?.gate();
+    if (req.body?.settle) await Promise.race([watch?.gate(), stopped]);
     return watch?.list() ?? [];
   });
   app.post<{ Body: { op: string; holder: number } }>('/exclusive-release', async (req) => { budget(req.body.op).releaseExclusive(req.body.holder); return {}; });
@@ -93,5 +115,5 @@ export async function startCoordinator(plan: PacingPlan & { leaseMs: number; cla
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}`, close: () => app.close(), app, watch };
+  return { url: `http://127.0.0.1:${port}`, close: () => app.close(), app, watch, stop: () => { for (const b of budgets.values()) b.stop(); stopRun(); } };
 }

@@ -6,6 +6,15 @@ import { OverLimitAnswers, type OverLimitAnswer, type Refusal } from './over-lim
 
 export type Limits = Record<OperationId, number>;
 
+/**
+ * The run is stopping (Ctrl-C, SIGTERM, an outage past SADAD_MAX_OUTAGE_SECONDS): the coordinator
+ * grants nothing more, and a case waiting for a grant ends at once instead of at its test timeout.
+ * The case records no verdict of its own: Playwright stopped it, and the reporter says NOT_RUN.
+ */
+export class RunStopping extends Error {
+  constructor() { super('the run is stopping: no more calls are granted'); this.name = 'RunStopping'; }
+}
+
 export interface Pacer {
   /**
    * Runs `send` inside the operation's budget. `health` says what the result meant for the

@@ -2,7 +2,7 @@
 import { request } from 'node:http';
 import type { OperationId } from '../contract/catalogue.js';
 import type { BudgetStats } from './budget.js';
-import type { Pacer } from './pacer.js';
+import { RunStopping, type Pacer } from './pacer.js';
 import type { Health, Outage } from './outage.js';
 import type { OverLimitAnswer, Refusal } from './over-limit.js';
 
@@ -22,11 +22,19 @@ export function post<T>(base: string, path: string, body?: unknown): Promise<T> 
   });
 }
 
+/** The coordinator's answer to a wait once the run is stopping (coordinator.ts, `stop`). */
+interface Stopping { stopping: true }
+
+function granted<T extends object>(answer: T | Stopping): T {
+  if ('stopping' in answer) throw new RunStopping();
+  return answer;
+}
+
 export class RemotePacer implements Pacer {
   constructor(readonly base: string) {}
 
   async call<T>(op: OperationId, send: () => Promise<T>, health?: (result: T) => Health | undefined): Promise<T> {
-    const { slot } = await post<{ slot: number }>(this.base, '/acquire', { op });
+    const { slot } = granted(await post<{ slot: number } | Stopping>(this.base, '/acquire', { op }));
     let h: Health | undefined;
     try {
       const result = await send();
@@ -54,7 +62,7 @@ export class RemotePacer implements Pacer {
   }
 
   async exclusive<T>(op: OperationId, body: (call: <U>(send: () => Promise<U>) => Promise<U>) => Promise<T>, size?: number): Promise<T> {
-    const { holder } = await post<{ holder: number }>(this.base, '/exclusive', { op, ...(size === undefined ? {} : { size }) });
+    const { holder } = granted(await post<{ holder: number } | Stopping>(this.base, '/exclusive', { op, ...(size === undefined ? {} : { size }) }));
     const call = async <U>(send: () => Promise<U>): Promise<U> => {
       const { slot } = await post<{ slot: number }>(this.base, '/exclusive-call', { op, holder });
       try { return await send(); } finally { await post(this.base, '/release', { op, slot }); }

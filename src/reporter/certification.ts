@@ -32,6 +32,7 @@ import { newRunManifest } from './manifest.js';
 import { formatDuration, formatPlan, planOf, type Plan } from './plan.js';
 import type { PlanContext } from '../vocabulary/plan.js';
 import { configuredSecrets, dryRunOf, paymentsSettledOf, processSettingsOrError, processVariables, type Settings } from '../config/settings.js';
+import { runStopping } from '../pacer/stop.js';
 
 export { narrowingArgs } from './narrowing.js';
 
@@ -138,6 +139,9 @@ export default class CertificationReporter implements Reporter {
 
   /** A case that ended without writing its own evidence leaves what Playwright knows of it, at once. */
   onTestEnd(test: TestCase, result: TestResult): void {
+    // Playwright is stopping the run: the pacing grants nothing more (pacer/stop.ts), so that a case
+    // it started as the stop came, and did not interrupt, ends now rather than at its test timeout
+    if (result.status === 'interrupted') runStopping();
     if (this.listMode || !this.manifest) return;
     const id = plannedCase(test).id;
     const file = evidenceFile(this.dir, id);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../config/index.js';
 import { processSettings, publishSettings, readSettings, configuredSecrets, type Settings } from '../config/settings.js';
 import { startCoordinator } from '../pacer/coordinator.js';
+import { onRunStopping } from '../pacer/stop.js';
 import { startEmbeddedMock } from './embedded-mock.js';
 import { loadComparison } from '../reporter/compare.js';
 import { limitsOf } from '../suite/runtime.js';
@@ -122,6 +123,9 @@ export default async function globalSetup(playwright?: FullConfig): Promise<() =
     outage: watcher.options,
   });
   decided.SADAD_PACER_URL = coordinator.url;
+  // once Playwright stops the run (pacer/stop.ts), the coordinator stops granting, so that no case
+  // waits for a grant until its test timeout (Coordinator.stop)
+  const stopListening = onRunStopping(() => coordinator.stop());
   // the workers and the reporter read these settings (config/settings.ts)
   const settings = publishSettings({ ...configured.variables, ...decided });
   console.log(`target ${target} (${decided.SADAD_TARGET_PROFILE}); seed ${config.seed}${config.seedFromEnv ? '' : ' (random; set SADAD_SEED to replay)'}; ` +
@@ -129,6 +133,7 @@ export default async function globalSetup(playwright?: FullConfig): Promise<() =
   if (preflight) {
     const stopped = await preflightOrStop(settings, coordinator.url, targetData, identity, playwright?.workers ?? 1);
     if (stopped) {
+      stopListening();
       await coordinator.close();
       for (const close of closers.reverse()) await close();
       process.exit(2);
@@ -136,6 +141,7 @@ export default async function globalSetup(playwright?: FullConfig): Promise<() =
   }
 
   return async () => {
+    stopListening();
     const stats = await coordinator.app.inject({ method: 'GET', url: '/stats' }).then((r) => r.json()).catch(() => ({}));
     // the gateway's over-limit answers other than 429, as the rate-limit cases identified them
     const overLimit = await coordinator.app.inject({ method: 'GET', url: '/over-limit' }).then((r) => (r.json() as { status: number; op: string }[]).map(({ status, op }) => ({ status, op }))).catch(() => []);

@@ -25,6 +25,7 @@ import { roundRobin, runtimeOf } from './targets.js';
 import { strongest, VIOLATION, type Level, type RuleFamily, type Verdict } from '../vocabulary/verdicts.js';
 import { answerSignature, exhausted, retryAfterMs, retryDelayMs, sleep, transientKind, type Fault, type FaultKind } from '../client/transient.js';
 import { coveredBy } from '../pacer/outage.js';
+import { RunStopping } from '../pacer/pacer.js';
 
 /** How a call may be repeated after a transient fault. */
 export interface Note { verdict: Verdict; text: string; cause?: string; testedBy?: string }
@@ -597,9 +598,26 @@ export function asTest([def, body]: CaseSpec, target?: string): Parameters<typeo
   }, async ({ rt }, testInfo) => {
     if (def.slow) test.slow();
     const c = new CaseContext(def, rt, testInfo);
-    await runCase(c, body);
+    try {
+      await runCase(c, body);
+    } catch (e) {
+      if (e instanceof RunStopping) await stoppedByTheRun(testInfo);
+      throw e;
+    }
     finish(c, testInfo);
   }] as Parameters<typeof test>;
+}
+
+/**
+ * A case whose grant the stopping run refused (RunStopping) records no verdict: it ends as the test
+ * Playwright interrupted, which the reporter writes as NOT_RUN ("the run was stopped while this case
+ * was running"). Playwright marks the test interrupted as its stop reaches the worker, a moment after
+ * the coordinator's; thrown before that, the case would read as broken. Waits for the mark, at most
+ * a few seconds (a stop that never reaches the worker must not hang the case either).
+ */
+async function stoppedByTheRun(testInfo: TestInfo): Promise<void> {
+  const until = Date.now() + 5_000;
+  while ((testInfo.status as string) !== 'interrupted' && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
 }
 
 /** Runs a case's body to its verdict: in a run (asTest) and in a re-judge (src/replay) alike. */
@@ -610,6 +628,8 @@ export async function runCase(c: CaseContext, body: CaseBody): Promise<void> {
     await body(c);
   } catch (e) {
     if (e instanceof Divergence) return;
+    // the run is stopping: no verdict (asTest)
+    if (e instanceof RunStopping) throw e;
     if (!(e instanceof CaseStop)) c.broke(`the case broke: ${(e as Error).stack ?? String(e)}`.slice(0, 2000));
     // another case's stop that reached this one would otherwise leave it with no note: a PASS it never earned
     else if (e.note && !c.notes.includes(e.note)) c.broke(`the case ended on a step another case took (${e.note.verdict}: ${e.note.text})`.slice(0, 2000));

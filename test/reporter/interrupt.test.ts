@@ -32,7 +32,10 @@ test('SIGINT to the run (Ctrl-C) leaves a package that does not certify, with th
   const signalled = Date.now();
   process.kill(-run.child.pid!, 'SIGINT'); // the terminal signals the whole foreground group
   first = await run.done;
-  // this test once took 1.2 min instead of about 8 s in CI (twice in all, never reproduced): where the time went
+  // where the time went: the run once took a minute to stop (three times in all, one in npm test on
+  // 2026-11-26): a case started as the stop came, was not interrupted, and waited for a grant behind
+  // a stopped rate-limit case's hold until its test timeout; the pacing now refuses every grant once
+  // Playwright reports a stopped case (src/pacer/stop.ts, test/pacer/stop.test.ts)
   console.log(`interrupt: ${seen} evidence files after ${((signalled - started) / 1000).toFixed(1)} s; the run ended ${((Date.now() - signalled) / 1000).toFixed(1)} s after the SIGINT`);
   expect(first.code, first.output.slice(-3000)).toBe(130);
   stopped = read(join(first.reportsDir, 'certification.json'));
