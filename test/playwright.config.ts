@@ -20,8 +20,10 @@ import { defineConfig } from '@playwright/test';
  *   in flight met an ERROR as the run stopped, and a SIGTERM let a run go on to its end (each seen
  *   once in CI). The two sit well together: the timing tests mostly wait on their timers, and a
  *   signal test's run is a session of its own (setsid), which Linux schedules as a group apart from
- *   the test workers (autogroup), so a timing test waking up is not queued behind it. Side by side
- *   the two take about 35 s, one after the other 48 s (measured on the 2-core machine).
+ *   the test workers (autogroup), at the lowest priority (test/reporter/helpers.ts, runsYieldCpu:
+ *   at an equal share a timing test's 9 paced calls once took 70 ms longer than allowed), so a
+ *   timing test waking up is not queued behind it. Side by side the two take about 36 s, one after
+ *   the other 48 s (measured on the 2-core machine).
  *
  * Most tests wait (on windows, child runs, timers) rather than compute: 6 workers on 2 cores
  * (`TEST_WORKERS=N`), at most 4 of them end-to-end, so that two run the unit tests from the start.

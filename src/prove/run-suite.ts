@@ -21,7 +21,7 @@ export interface RunOptions { args?: string[]; dir?: string; timeoutMs?: number;
  * session's own nice (`/proc/<pid>/autogroup`) is what makes it yield. Best effort: without autogroup
  * (other systems, kernels built without it) the run takes its usual share.
  */
-function yieldCpu(pid: number | undefined): void {
+export function yieldCpu(pid: number | undefined): void {
   if (pid === undefined) return;
   try { writeFileSync(`/proc/${pid}/autogroup`, '19'); } catch { /* no autogroup here */ }
   try { osPriority(pid, 19); } catch { /* gone already */ }

@@ -9,8 +9,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { CertificationReport } from '../../src/reporter/model.js';
-import { certify, startCertify, whenEvidence, type CertifyRun } from './helpers.js';
+import { certify, startCertify, whenEvidence, type CertifyRun, runsYieldCpu } from './helpers.js';
 import { expectVerdictsReproduced } from '../replay/helpers.js';
+
+// beside the timing tests: this file's runs give way to them (helpers.ts, runsYieldCpu)
+runsYieldCpu();
 
 test.describe.configure({ mode: 'serial' });
 test.setTimeout(300_000);
