@@ -88,6 +88,8 @@ export class Budget {
   private lastBurst = -Infinity;
   /** Wall-clock time of the last slowdown: refusals of calls sent before it are the same round. */
   private lastSlowdownWall = -Infinity;
+  /** The run is stopping (`stop`): nothing is granted any more. */
+  private stopped = false;
   readonly spacingMs: number;
   readonly stats: BudgetStats;
 
@@ -198,8 +200,6 @@ export class Budget {
     this.queue = [];
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
   }
-
-  private stopped = false;
 
   private enqueue(exclusive: boolean, size = 0): Promise<number> {
     const asked = this.now();
