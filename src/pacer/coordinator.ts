@@ -12,11 +12,10 @@ import { Preconditions, type PreconditionReport } from './facts.js';
 export interface Coordinator {
   url: string; close(): Promise<void>; app: FastifyInstance; watch: OutageWatch | undefined;
   /**
-   * The run is stopping: every grant waited for, and every one asked for from now on, is answered at
-   * once with `{ stopping: true }` (RemotePacer throws RunStopping). A case that started as the stop
-   * came and was not interrupted (Playwright interrupts only a test whose step is under way) would
-   * otherwise wait for its grant until its test timeout: behind an exclusive hold of a case that was
-   * interrupted, a minute after a Ctrl-C (seen in the project's interrupt test).
+   * The run is stopping (pacer/stop.ts says when): every grant waited for, and every one asked for
+   * from now on, is answered at once with `{ stopping: true }`, which RemotePacer throws as
+   * RunStopping. Playwright interrupts only a test whose step is under way: a case it started as the
+   * stop came waited for its grant, behind a stopped case's exclusive hold, until its test timeout.
    */
   stop(): void;
 }
