@@ -130,3 +130,22 @@ test('a spaced limit checked against answers slower than the spacing: a call tha
   const ev = JSON.parse(readFileSync(join(run.reportsDir, 'evidence', 'bill-payment.rate.limit.json'), 'utf8')) as { exchanges: { response?: { status: number } }[] };
   expect(ev.exchanges.filter((x) => x.response?.status === 409), 'no payment sent twice').toEqual([]);
 });
+
+test('a spaced limit whose first two tries of the call sooner than the spacing leave late: the tries after them are timed from a fresh accepted call, not sent straight after the enquiry that fetched their bills', async () => {
+  // answers 60 to 140 ms late (seeded), one call per 100 ms allowed, the call sooner than the spacing
+  // meant to go 93 ms after an accepted one: with this seed the last spaced call and the first try
+  // answer after 93 ms (133 and 143 ms here), so the first two tries leave late and are accepted. A
+  // payment's next try needs a new bill, fetched with an enquiry; before, the try went out at once
+  // after that enquiry, always late, and the case ended in ERROR (the machine's timers too coarse)
+  const run = await runSuite({ MOCK_RATE_WINDOW_SECONDS: '1', MOCK_LIMITER: 'spaced', SADAD_RATE_SHAPE: 'spaced', MOCK_FAULTS: 'latency=60,jitter=80,seed=1', SADAD_CASES: 'bill-payment.rate.limit', SADAD_SEED: '5' });
+  const c = readReport(run.reportsDir).cases.find((x) => x.id === 'bill-payment.rate.limit')!;
+  const ev = JSON.parse(readFileSync(join(run.reportsDir, 'evidence', 'bill-payment.rate.limit.json'), 'utf8')) as { exchanges: { label: string; response?: { status: number } }[] };
+  const sooner = ev.exchanges.filter((x) => /^a call \d+ ms after the previous( \(try \d+\))?$/.test(x.label) || /before try/.test(x.label));
+  const trail = sooner.map((x) => `${x.label.replace(/^a call \d+ ms after the previous( answer)?,? ?/, '') || 'try 1'} ${x.response?.status}`);
+  expect([c.verdict, c.notes.map((n) => n.text).join(' | ')], run.output.slice(-2000)).toEqual(['PASS', '']);
+  // the path this test is about, so that a change in the seeded delays shows here rather than as a pass that proves nothing
+  expect(trail.slice(0, 3), 'the first two tries late (accepted), then a call a spacing after the last answer').toEqual(['try 1 200', '(try 2) 200', 'before try 3 200']);
+  expect(trail.at(-1), 'judged on a try inside the band, refused').toMatch(/^\(try [3-5]\) 429$/);
+  expect(ev.exchanges.filter((x) => x.response?.status === 409), 'no payment sent twice').toEqual([]);
+  await expectVerdictsReproduced(run.reportsDir);
+});
