@@ -1,10 +1,41 @@
 /**
  * The global setup of the project's own tests: names this `playwright test` (its workers inherit
- * the variable), so that the shared run (test/support/shared-run.ts) is made once per invocation.
+ * the variable), so that the shared run (test/support/shared-run.ts) is made once per invocation,
+ * and gives it a temporary folder of its own.
+ *
+ * The tests write their runs, copies and gateway files under `os.tmpdir()` (about 500 MB per
+ * `npm test`), and a failing test's folder is what its message points at, so nothing removes them
+ * as a test ends. Instead each invocation gets `<tmp>/sadad-tests/<pid>-<hex>` as its TMPDIR, which
+ * its workers inherit, and removes the folders of the invocations before it whose runner has ended:
+ * the last run's files stay for a look, and a machine that runs `npm test` all day keeps one run's
+ * worth (before, 55 GB had piled up on this one). Child runs that the tests start with a clean
+ * environment keep the system's temporary folder, and every worker keeps Playwright's transform
+ * cache where it was (PLAYWRIGHT_TRANSFORM_CACHE_DIR), or each invocation would compile afresh.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { INVOCATION_ENV } from './support/shared-run.js';
+
+/** Where the invocations' temporary folders live, each named `<runner pid>-<hex>`. */
+export const TESTS_TMP = 'sadad-tests';
+
+const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; } };
 
 export default function globalSetup(): void {
   process.env[INVOCATION_ENV] = `${new Date().toISOString()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const system = tmpdir();
+  const root = join(system, TESTS_TMP);
+  mkdirSync(root, { recursive: true });
+  for (const name of readdirSync(root)) {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    // another invocation still running (npm run test:unit beside npm test) keeps its folder
+    if (!(pid > 0 && alive(pid))) rmSync(join(root, name), { recursive: true, force: true });
+  }
+  const own = join(root, `${process.pid}-${randomBytes(4).toString('hex')}`);
+  mkdirSync(own);
+  // computed by Playwright from the temporary folder, as it does (playwright/lib/common/index.js)
+  process.env.PLAYWRIGHT_TRANSFORM_CACHE_DIR ??= join(system, `playwright-transform-cache-${process.geteuid?.() ?? ''}`);
+  process.env.TMPDIR = own;
 }
