@@ -23,16 +23,23 @@ export const TESTS_TMP = 'sadad-tests';
 
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; } };
 
+/** Removes the folders under `root` of the invocations whose runner has ended; returns their names. */
+export function removeEndedInvocations(root: string): string[] {
+  mkdirSync(root, { recursive: true });
+  return readdirSync(root).filter((name) => {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    // another invocation still running (npm run test:unit beside npm test) keeps its folder
+    if (pid > 0 && alive(pid)) return false;
+    rmSync(join(root, name), { recursive: true, force: true });
+    return true;
+  });
+}
+
 export default function globalSetup(): void {
   process.env[INVOCATION_ENV] = `${new Date().toISOString()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   const system = tmpdir();
   const root = join(system, TESTS_TMP);
-  mkdirSync(root, { recursive: true });
-  for (const name of readdirSync(root)) {
-    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    // another invocation still running (npm run test:unit beside npm test) keeps its folder
-    if (!(pid > 0 && alive(pid))) rmSync(join(root, name), { recursive: true, force: true });
-  }
+  removeEndedInvocations(root);
   const own = join(root, `${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(own);
   // computed by Playwright from the temporary folder, as it does (playwright/lib/common/index.js)
