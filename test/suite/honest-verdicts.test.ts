@@ -11,6 +11,9 @@ import { expect, test } from '@playwright/test';
 import Fastify from 'fastify';
 import type { CertificationReport } from '../../src/reporter/model.js';
 import { allCases, registrationWith } from '../../src/suite/cases.js';
+import { operation } from '../../src/contract/catalogue.js';
+import { startMock } from '../../src/mock/index.js';
+import { startBalancer } from '../support/balancer.js';
 import { runSuite, LOADED_WINDOW } from './run-suite.js';
 import { expectVerdictsReproduced } from '../replay/helpers.js';
 
@@ -132,20 +135,43 @@ test('a spaced limit checked against answers slower than the spacing: a call tha
 });
 
 test('a spaced limit whose first two tries of the call sooner than the spacing leave late: the tries after them are timed from a fresh accepted call, not sent straight after the enquiry that fetched their bills', async () => {
-  // answers 60 to 140 ms late (seeded), one call per 100 ms allowed, the call sooner than the spacing
-  // meant to go 93 ms after an accepted one: with this seed the last spaced call and the first try
-  // answer after 93 ms (133 and 143 ms here), so the first two tries leave late and are accepted. A
-  // payment's next try needs a new bill, fetched with an enquiry; before, the try went out at once
-  // after that enquiry, always late, and the case ended in ERROR (the machine's timers too coarse)
-  const run = await runSuite({ MOCK_RATE_WINDOW_SECONDS: '1', MOCK_LIMITER: 'spaced', SADAD_RATE_SHAPE: 'spaced', MOCK_FAULTS: 'latency=60,jitter=80,seed=1', SADAD_CASES: 'bill-payment.rate.limit', SADAD_SEED: '5' });
-  const c = readReport(run.reportsDir).cases.find((x) => x.id === 'bill-payment.rate.limit')!;
-  const ev = JSON.parse(readFileSync(join(run.reportsDir, 'evidence', 'bill-payment.rate.limit.json'), 'utf8')) as { exchanges: { label: string; response?: { status: number } }[] };
-  const sooner = ev.exchanges.filter((x) => /^a call \d+ ms after the previous( \(try \d+\))?$/.test(x.label) || /before try/.test(x.label));
-  const trail = sooner.map((x) => `${x.label.replace(/^a call \d+ ms after the previous( answer)?,? ?/, '') || 'try 1'} ${x.response?.status}`);
-  expect([c.verdict, c.notes.map((n) => n.text).join(' | ')], run.output.slice(-2000)).toEqual(['PASS', '']);
-  // the path this test is about, so that a change in the seeded delays shows here rather than as a pass that proves nothing
-  expect(trail.slice(0, 3), 'the first two tries late (accepted), then a call a spacing after the last answer').toEqual(['try 1 200', '(try 2) 200', 'before try 3 200']);
-  expect(trail.at(-1), 'judged on a try inside the band, refused').toMatch(/^\(try [3-5]\) 429$/);
-  expect(ev.exchanges.filter((x) => x.response?.status === 409), 'no payment sent twice').toEqual([]);
-  await expectVerdictsReproduced(run.reportsDir);
+  // one bill call per 333 ms allowed (3 a second), the call sooner than the spacing meant to go 271 ms
+  // after an accepted one. In front of the mock, a stand-in gateway holds two answers 400 ms: those of
+  // the last spaced call and of the first try, so the first two tries leave late and are accepted.
+  // A payment's next try needs a new bill, and every enquiry from then on is answered 400 ms late:
+  // before, the try went out at once after that enquiry, always late, and the case ended in ERROR
+  // (the machine's timers too coarse); a check that a busy machine made miss its band looked the same
+  const limit = 3;
+  const mock = await startMock({ port: 0, rateWindowSeconds: 1, rateLimits: { bill: limit, moi: limit }, limiter: 'spaced' });
+  const paths = { payment: operation('bill-payment').path, enquiry: operation('bill-enquiry').path };
+  let payments = 0;
+  const gateway = await startBalancer([mock.url], {
+    hold: (path) => {
+      if (path === paths.payment) return [limit + 1, limit + 2].includes(++payments) ? 400 : 0;
+      return path === paths.enquiry && payments > limit ? 400 : 0;
+    },
+  });
+  try {
+    const o = mock.options;
+    const run = await runSuite({
+      SADAD_BASE_URL: gateway.url, SADAD_ACCESS_TOKEN: o.accessToken, SADAD_COMPANY_ID: o.companyId, SADAD_CLIENT_ID: o.clientId, SADAD_CLIENT_SECRET: o.clientSecret,
+      SADAD_RATE_WINDOW_SECONDS: '1', SADAD_RATE_LIMIT_BILL: String(limit), SADAD_RATE_LIMIT_MOI: String(limit), SADAD_RATE_SHAPE: 'spaced',
+      SADAD_CASES: 'bill-payment.rate.limit', SADAD_SEED: '5',
+      // the gateway counts the case's payments: no preflight call before them
+      SADAD_PREFLIGHT: 'off',
+    });
+    const c = readReport(run.reportsDir).cases.find((x) => x.id === 'bill-payment.rate.limit')!;
+    const ev = JSON.parse(readFileSync(join(run.reportsDir, 'evidence', 'bill-payment.rate.limit.json'), 'utf8')) as { exchanges: { label: string; response?: { status: number } }[] };
+    const sooner = ev.exchanges.filter((x) => /^a call \d+ ms after the previous( \(try \d+\))?$/.test(x.label) || /before try/.test(x.label));
+    const trail = sooner.map((x) => `${x.label.replace(/^a call \d+ ms after the previous( answer)?,? ?/, '') || 'try 1'} ${x.response?.status}`);
+    expect([c.verdict, c.notes.map((n) => n.text).join(' | ')], `${trail.join(', ')}\n${run.output.slice(-2000)}`).toEqual(['PASS', '']);
+    // the path this test is about: the first two tries late (accepted), then a call a spacing after the last answer
+    expect(trail.slice(0, 3)).toEqual(['try 1 200', '(try 2) 200', 'before try 3 200']);
+    expect(trail.at(-1), 'judged on a try inside the band, refused').toMatch(/^\(try [3-5]\) 429$/);
+    expect(ev.exchanges.filter((x) => x.response?.status === 409), 'no payment sent twice').toEqual([]);
+    await expectVerdictsReproduced(run.reportsDir);
+  } finally {
+    await gateway.close();
+    await mock.close();
+  }
 });

@@ -8,7 +8,9 @@
  * `Proxy-*`) are not forwarded either way; each side keeps its own connections alive. An upstream
  * that cannot be reached or drops the connection before answering gives the client a 502 with a
  * small JSON body (no retry on another upstream: a balancer cannot know whether a POST took
- * effect). `counts[i]` is how many requests were sent to upstream `i`.
+ * effect). `counts[i]` is how many requests were sent to upstream `i`. `hold`, when given, says how
+ * long to keep each upstream answer before passing it on (ms, from its path): an answer that comes
+ * late, the call itself having reached the upstream on time.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,7 +55,7 @@ function badGateway(res: ServerResponse, upstream: string, err: unknown): void {
   res.end(body);
 }
 
-export async function startBalancer(upstreams: string[]): Promise<Balancer> {
+export async function startBalancer(upstreams: string[], options: { hold?: (path: string) => number } = {}): Promise<Balancer> {
   if (upstreams.length === 0) throw new Error('startBalancer: no upstreams');
   const bases = upstreams.map((u) => u.replace(/\/+$/, ''));
   const counts = bases.map(() => 0);
@@ -78,6 +80,8 @@ export async function startBalancer(upstreams: string[]): Promise<Balancer> {
           dispatcher: agent,
           signal: abort.signal,
         });
+        const hold = options.hold?.(req.url ?? '/') ?? 0;
+        if (hold > 0) await new Promise((r) => setTimeout(r, hold));
         res.writeHead(upstream.statusCode, endToEnd(upstream.headers, false));
         for await (const chunk of upstream.body) res.write(chunk);
         res.end();
