@@ -3,15 +3,17 @@
  * own, which later invocations remove once its runner has ended, and never while it runs.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { removeEndedInvocations, TESTS_TMP } from './global-setup.js';
 
-test('this invocation writes under its own folder, and the transform cache stays where Playwright keeps it', () => {
+test('this invocation writes under its own folder; the compilers\' caches stay where they were', () => {
   expect(tmpdir()).toMatch(new RegExp(`/${TESTS_TMP}/${process.ppid}-[0-9a-f]{8}$`));
   expect(process.env.PLAYWRIGHT_TRANSFORM_CACHE_DIR).not.toContain(TESTS_TMP);
+  // tsx's, read from the temporary folder by the children that inherit it
+  expect(realpathSync(join(tmpdir(), `tsx-${process.geteuid!()}`))).not.toContain(TESTS_TMP);
 });
 
 test('an ended invocation\'s folder is removed, a running one\'s kept, whatever else is there', () => {
