@@ -438,7 +438,7 @@ async function oneSpacedCheck(c: CaseContext, f: Frame, check: number, bodies: R
   c.observe('spaced calls', `${f.limit + 1} calls, each ${ms(spacing)} after the previous, all accepted`);
   // a call sooner than the spacing: refused (judged only when it really went out inside the band).
   // A try that left late and was accepted is a transaction done: the next try sends another request
-  // (the one kept for the reset, which is fetched again when its turn comes), never the same payment
+  // (the one kept for the reset, then new ones, below), never the same payment
   let soonBody = bodies[f.limit + 1]!;
   let resetBody: RequestBody | undefined = bodies[f.limit + 2]!;
   for (let t = 1; ; t++) {
