@@ -16,12 +16,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { INVOCATION_ENV } from './support/shared-run.js';
+import { alive, INVOCATION_ENV } from './support/shared-run.js';
 
 /** Where the invocations' temporary folders live, each named `<runner pid>-<hex>`. */
 export const TESTS_TMP = 'sadad-tests';
-
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; } };
 
 /** Removes the folders under `root` of the invocations whose runner has ended; returns their names. */
 export function removeEndedInvocations(root: string): string[] {

@@ -95,7 +95,8 @@ async function makeSharedRun(): Promise<SharedRun> {
   return { ...run, invocation: invocation(), dir, env, accessLog, privateKey: join(dir, 'keys', 'company.key'), publicKey: join(dir, 'keys', 'company.pub'), digests: digestsOf(dir) };
 }
 
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+/** Whether process `pid` still runs (one of another user's answers EPERM: it runs too). */
+export const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; } };
 
 let cached: Promise<SharedRun> | undefined;
 
