@@ -18,7 +18,8 @@ for (const op of operations) {
       for (let i = 0; i < 250; i++, n++) {
         const body = gen.build(op.id, { entries: 1 + (i % 3) });
         const { findings } = validateRequest(op.id, body, 'Svc');
-        expect(findings, `seed ${seed} #${i}`).toEqual([]);
+        // asserted only when there are findings: 1000 passing expects would be 1000 Playwright steps (docs/architecture.md, Developing)
+        if (findings.length) expect(findings, `seed ${seed} #${i}`).toEqual([]);
       }
     }
     expect(n).toBe(1000);

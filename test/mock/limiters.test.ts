@@ -117,7 +117,8 @@ test.describe('each kind on a fake clock', () => {
           if (refused >= 0) spacedRefused += 1;
           continue;
         }
-        expect(refused, `${kind}, limit ${limit} per ${windowMs} ms: call ${refused} at ${times[refused]} refused (${times.join(',')})`).toBe(-1);
+        // asserted only on a refusal (a passing expect is a Playwright step: docs/architecture.md, Developing)
+        if (refused !== -1) expect(refused, `${kind}, limit ${limit} per ${windowMs} ms: call ${refused} at ${times[refused]} refused (${times.join(',')})`).toBe(-1);
       }
     }
     expect(spacedRefused, 'spaced refuses windowed traffic that bursts').toBeGreaterThan(150);
